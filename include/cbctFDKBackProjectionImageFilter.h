@@ -1,0 +1,108 @@
+#ifndef cbctFDKBackProjectionImageFilter_h
+#define cbctFDKBackProjectionImageFilter_h
+
+#include "cbctFDKBackProjection.hcu"
+#include "cbctThreeDCircularProjectionGeometry.h"
+
+#include <itkInPlaceImageFilter.h>
+
+#include <vector>
+
+namespace cbct
+{
+
+/** \class FDKBackProjectionImageFilter
+ * \brief Voxel-driven FDK backprojection: volume (input 0) + sum over projections (input 1).
+ *
+ * For each voxel and projection, the voxel is projected with the projection's 3x4 matrix, the
+ * filtered projection is sampled bilinearly at that point (zero off the detector), weighted by
+ * 1/w^2 (w: distance from the source along the principal ray) and added to the voxel. Works for
+ * any matrix, so for any trajectory the geometry holds.
+ *
+ * Interpolation follows the GPU texture unit exactly: the bilinear weights are quantised to 1/256
+ * (see TextureFraction()), which changes a value by at most 1/512 of the difference between
+ * neighbouring pixels and lets the CPU and CUDA filters agree to float rounding.
+ *
+ * Streaming: a region of the volume asks only for the detector rows and columns its eight corners
+ * project onto (plus one pixel for interpolation), for every projection. Throws when no voxel of
+ * the whole volume projects onto the detector in any projection (detector too small or misplaced).
+ * \ingroup ConeBeamCT
+ */
+template <typename TInputImage, typename TOutputImage = TInputImage>
+class ITK_TEMPLATE_EXPORT FDKBackProjectionImageFilter : public itk::InPlaceImageFilter<TInputImage, TOutputImage>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(FDKBackProjectionImageFilter);
+
+  using Self = FDKBackProjectionImageFilter;
+  using Superclass = itk::InPlaceImageFilter<TInputImage, TOutputImage>;
+  using Pointer = itk::SmartPointer<Self>;
+  using OutputImageRegionType = typename TOutputImage::RegionType;
+  using ProjectionImageType = TInputImage;
+  using GeometryType = ThreeDCircularProjectionGeometry;
+
+  itkNewMacro(Self);
+  itkTypeMacro(FDKBackProjectionImageFilter, itk::InPlaceImageFilter);
+
+  itkSetConstObjectMacro(Geometry, GeometryType);
+  itkGetConstObjectMacro(Geometry, GeometryType);
+
+  /** Input 1: the (weighted, filtered) projection stack. */
+  void
+  SetProjections(const ProjectionImageType * projections)
+  {
+    this->SetNthInput(1, const_cast<ProjectionImageType *>(projections));
+  }
+
+  /** Matrices from `volume` voxel indices to pixel indices of `projections`, for projections
+   * [first, first + count) of the geometry (shared with the CUDA filter). */
+  std::vector<ConeProjection>
+  ComputeProjectionMatrices(const TOutputImage * volume,
+                            const ProjectionImageType * projections,
+                            unsigned int first,
+                            unsigned int count) const;
+
+  /** Detector region (pixel indices, with the projection axis whole) that `volumeRegion` of
+   * `volume` projects onto, with one pixel of margin; empty-sized when it misses the detector. */
+  typename ProjectionImageType::RegionType
+  ComputeProjectionRegion(const TOutputImage * volume,
+                          const OutputImageRegionType & volumeRegion,
+                          const ProjectionImageType * projections) const;
+
+  /** Throws, naming the detector, when no voxel of `volume` projects onto `projections`' detector
+   * in any projection (only the images' information is used). */
+  void
+  CheckVolumeProjectsOntoDetector(const itk::ImageBase<3> * volume, const itk::ImageBase<3> * projections) const;
+
+protected:
+  FDKBackProjectionImageFilter();
+  ~FDKBackProjectionImageFilter() override = default;
+
+  void
+  VerifyPreconditions() ITKv5_CONST override;
+  void
+  GenerateOutputInformation() override;
+  void
+  GenerateInputRequestedRegion() override;
+  /** The volume and the projections live in different spaces: skip ITK's same-grid check. */
+  void
+  VerifyInputInformation() ITKv5_CONST override
+  {}
+  void
+  BeforeThreadedGenerateData() override;
+  void
+  DynamicThreadedGenerateData(const OutputImageRegionType & region) override;
+
+  GeometryType::ConstPointer m_Geometry;
+
+private:
+  std::vector<ConeProjection> m_Matrices;
+};
+
+} // namespace cbct
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#  include "cbctFDKBackProjectionImageFilter.hxx"
+#endif
+
+#endif

@@ -1,0 +1,279 @@
+#ifndef cbctFDKBackProjectionImageFilter_hxx
+#define cbctFDKBackProjectionImageFilter_hxx
+
+#include "cbctDetectorCoordinates.h"
+#include "cbctInputChecks.h"
+
+#include <itkImageAlgorithm.h>
+#include <itkTotalProgressReporter.h>
+#include <vnl/vnl_matrix_fixed.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace cbct
+{
+
+namespace detail
+{
+/** Voxel index (x, y, z, 1) -> world (mm) as a 4x4 matrix. */
+template <typename TImage>
+vnl_matrix_fixed<double, 4, 4>
+VoxelIndexToWorld(const TImage * volume)
+{
+  vnl_matrix_fixed<double, 4, 4> v;
+  v.set_identity();
+  for (unsigned int r = 0; r < 3; ++r)
+  {
+    for (unsigned int c = 0; c < 3; ++c)
+      v(r, c) = volume->GetDirection()(r, c) * volume->GetSpacing()[c];
+    v(r, 3) = volume->GetOrigin()[r];
+  }
+  return v;
+}
+
+/** World (mm) -> homogeneous detector pixel index of projection k (absolute pixel indices). */
+inline vnl_matrix_fixed<double, 3, 4>
+WorldToPixelIndex(const ThreeDCircularProjectionGeometry * geometry, const DetectorCoordinates & detector, unsigned int k)
+{
+  return detector.PhysicalToIndex().GetVnlMatrix() * geometry->GetMatrix(k).GetVnlMatrix();
+}
+} // namespace detail
+
+template <typename TInputImage, typename TOutputImage>
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::FDKBackProjectionImageFilter()
+{
+  this->SetNumberOfRequiredInputs(2);
+  this->DynamicMultiThreadingOn();
+  this->SetInPlace(true);
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::VerifyPreconditions() ITKv5_CONST
+{
+  Superclass::VerifyPreconditions();
+  if (m_Geometry.IsNull())
+    ThrowBadParameter("FDKBackProjectionImageFilter geometry", "none", "a ThreeDCircularProjectionGeometry");
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateOutputInformation()
+{
+  Superclass::GenerateOutputInformation();
+  // Checked here rather than in VerifyPreconditions(): only now is the inputs' information known.
+  const auto * projections = static_cast<const ProjectionImageType *>(this->itk::ProcessObject::GetInput(1));
+  const auto count = projections->GetLargestPossibleRegion().GetSize(2);
+  if (count != m_Geometry->GetNumberOfProjections())
+  {
+    ThrowBadParameter("number of projection images",
+                      count,
+                      "the geometry's number of projections (" + std::to_string(m_Geometry->GetNumberOfProjections()) + ")");
+  }
+  if (this->GetInput(0)->GetLargestPossibleRegion().GetNumberOfPixels() == 0)
+    ThrowBadParameter("volume size", this->GetInput(0)->GetLargestPossibleRegion().GetSize(), "a non-empty volume");
+  if (projections->GetLargestPossibleRegion().GetNumberOfPixels() == 0)
+    ThrowBadParameter("projection image size", projections->GetLargestPossibleRegion().GetSize(), "a non-empty stack");
+}
+
+template <typename TInputImage, typename TOutputImage>
+std::vector<ConeProjection>
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::ComputeProjectionMatrices(const TOutputImage * volume,
+                                                                                  const ProjectionImageType * projections,
+                                                                                  unsigned int first,
+                                                                                  unsigned int count) const
+{
+  const DetectorCoordinates detector(projections);
+  const vnl_matrix_fixed<double, 4, 4> voxelToWorld = detail::VoxelIndexToWorld(volume);
+  std::vector<ConeProjection> matrices(count);
+  for (unsigned int c = 0; c < count; ++c)
+  {
+    const vnl_matrix_fixed<double, 3, 4> m =
+      detail::WorldToPixelIndex(m_Geometry, detector, first + c) * voxelToWorld;
+    for (unsigned int r = 0; r < 3; ++r)
+      for (unsigned int col = 0; col < 4; ++col)
+        matrices[c].matrix[r * 4 + col] = static_cast<float>(m(r, col));
+  }
+  return matrices;
+}
+
+template <typename TInputImage, typename TOutputImage>
+typename TInputImage::RegionType
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::ComputeProjectionRegion(
+  const TOutputImage * volume,
+  const OutputImageRegionType & volumeRegion,
+  const ProjectionImageType * projections) const
+{
+  const auto & largest = projections->GetLargestPossibleRegion();
+  const DetectorCoordinates detector(projections);
+  const vnl_matrix_fixed<double, 4, 4> voxelToWorld = detail::VoxelIndexToWorld(volume);
+  double lo[2] = { std::numeric_limits<double>::max(), std::numeric_limits<double>::max() };
+  double hi[2] = { std::numeric_limits<double>::lowest(), std::numeric_limits<double>::lowest() };
+  bool behindSource = false;
+  for (unsigned int k = 0; k < m_Geometry->GetNumberOfProjections() && !behindSource; ++k)
+  {
+    const vnl_matrix_fixed<double, 3, 4> m = detail::WorldToPixelIndex(m_Geometry, detector, k) * voxelToWorld;
+    for (unsigned int corner = 0; corner < 8; ++corner)
+    {
+      vnl_vector_fixed<double, 4> x;
+      for (unsigned int d = 0; d < 3; ++d)
+        x(d) = volumeRegion.GetIndex(d) + ((corner >> d) & 1u ? volumeRegion.GetSize(d) - 1. : 0.);
+      x(3) = 1.;
+      const vnl_vector_fixed<double, 3> h = m * x;
+      if (!(h(2) < 0.))
+      {
+        behindSource = true; // the region surrounds the source: every pixel may be needed
+        break;
+      }
+      for (unsigned int d = 0; d < 2; ++d)
+      {
+        lo[d] = std::min(lo[d], h(d) / h(2));
+        hi[d] = std::max(hi[d], h(d) / h(2));
+      }
+    }
+  }
+  auto region = largest;
+  if (behindSource)
+    return region;
+  for (unsigned int d = 0; d < 2; ++d)
+  {
+    // Bilinear interpolation at x reads floor(x) and floor(x)+1; one more pixel absorbs rounding.
+    const double first = std::floor(lo[d]) - 1., last = std::floor(hi[d]) + 2.;
+    const double clampedFirst = std::max(first, static_cast<double>(largest.GetIndex(d)));
+    const double clampedLast = std::min(last, static_cast<double>(largest.GetIndex(d) + largest.GetSize(d) - 1));
+    region.SetIndex(d, static_cast<itk::IndexValueType>(std::min(clampedFirst, static_cast<double>(largest.GetUpperIndex()[d]))));
+    region.SetSize(d, clampedLast >= clampedFirst ? static_cast<itk::SizeValueType>(clampedLast - clampedFirst + 1.) : 0);
+  }
+  return region;
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::CheckVolumeProjectsOntoDetector(
+  const itk::ImageBase<3> * volume,
+  const itk::ImageBase<3> * projections) const
+{
+  // A volume no projection sees is a geometry or detector error, not an empty result.
+  auto volumeInfo = TOutputImage::New();
+  volumeInfo->CopyInformation(volume);
+  auto projectionInfo = ProjectionImageType::New();
+  projectionInfo->CopyInformation(projections);
+  const auto whole = this->ComputeProjectionRegion(volumeInfo, volume->GetLargestPossibleRegion(), projectionInfo);
+  if (whole.GetNumberOfPixels() == 0)
+  {
+    std::ostringstream detectorSize;
+    detectorSize << projections->GetLargestPossibleRegion().GetSize(0) << "x"
+                 << projections->GetLargestPossibleRegion().GetSize(1) << " pixels of " << projections->GetSpacing()[0]
+                 << "x" << projections->GetSpacing()[1] << " mm at origin " << projections->GetOrigin()[0] << ","
+                 << projections->GetOrigin()[1];
+    ThrowBadParameter("detector", detectorSize.str(), "a detector onto which at least one voxel of the volume projects");
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
+{
+  Superclass::GenerateInputRequestedRegion();
+  auto * projections = static_cast<ProjectionImageType *>(this->itk::ProcessObject::GetInput(1));
+  const TOutputImage * output = this->GetOutput();
+  if (!projections || m_Geometry.IsNull() ||
+      projections->GetLargestPossibleRegion().GetSize(2) != m_Geometry->GetNumberOfProjections())
+    return; // VerifyPreconditions() reports it
+
+  this->CheckVolumeProjectsOntoDetector(output, projections);
+  const auto whole = this->ComputeProjectionRegion(output, output->GetLargestPossibleRegion(), projections);
+  auto region = this->ComputeProjectionRegion(output, output->GetRequestedRegion(), projections);
+  if (region.GetNumberOfPixels() == 0)
+  {
+    // This slab projects off the detector: ask for one row, which the voxels will not reach.
+    region.SetSize(0, 1);
+    region.SetSize(1, 1);
+    region.SetIndex(0, whole.GetIndex(0));
+    region.SetIndex(1, whole.GetIndex(1));
+  }
+  projections->SetRequestedRegion(region);
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::BeforeThreadedGenerateData()
+{
+  const auto * projections = static_cast<const ProjectionImageType *>(this->itk::ProcessObject::GetInput(1));
+  m_Matrices = this->ComputeProjectionMatrices(this->GetOutput(),
+                                               projections,
+                                               static_cast<unsigned int>(projections->GetBufferedRegion().GetIndex(2) -
+                                                                         projections->GetLargestPossibleRegion().GetIndex(2)),
+                                               static_cast<unsigned int>(projections->GetBufferedRegion().GetSize(2)));
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerateData(const OutputImageRegionType & region)
+{
+  const TInputImage * input = this->GetInput(0);
+  TOutputImage * output = this->GetOutput();
+  if (input != output)
+    itk::ImageAlgorithm::Copy(input, output, region, region);
+
+  const auto * projections = static_cast<const ProjectionImageType *>(this->itk::ProcessObject::GetInput(1));
+  const auto & buffered = projections->GetBufferedRegion();
+  const int nx = static_cast<int>(buffered.GetSize(0)), ny = static_cast<int>(buffered.GetSize(1));
+  const int firstColumn = static_cast<int>(buffered.GetIndex(0)), firstRow = static_cast<int>(buffered.GetIndex(1));
+  const std::size_t slice = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
+  const auto * data = projections->GetBufferPointer();
+  itk::TotalProgressReporter progress(this, output->GetRequestedRegion().GetNumberOfPixels());
+
+  const auto width = region.GetSize(0);
+  std::vector<float> sum(width);
+  auto index = region.GetIndex();
+  for (itk::SizeValueType z = 0; z < region.GetSize(2); ++z)
+  {
+    for (itk::SizeValueType y = 0; y < region.GetSize(1); ++y)
+    {
+      index[1] = region.GetIndex(1) + static_cast<itk::IndexValueType>(y);
+      index[2] = region.GetIndex(2) + static_cast<itk::IndexValueType>(z);
+      std::fill(sum.begin(), sum.end(), 0.f);
+      const float fy = static_cast<float>(index[1]), fz = static_cast<float>(index[2]);
+      for (std::size_t k = 0; k < m_Matrices.size(); ++k)
+      {
+        const float * m = m_Matrices[k].matrix;
+        const float * p = data + k * slice;
+        for (itk::SizeValueType x = 0; x < width; ++x)
+        {
+          const float fx = static_cast<float>(region.GetIndex(0) + static_cast<itk::IndexValueType>(x));
+          const float hu = m[0] * fx + m[1] * fy + m[2] * fz + m[3];
+          const float hv = m[4] * fx + m[5] * fy + m[6] * fz + m[7];
+          const float hw = m[8] * fx + m[9] * fy + m[10] * fz + m[11];
+          if (!(hw < 0.f))
+            continue; // behind the source
+          const float inv = 1.f / hw;
+          const float u = hu * inv, v = hv * inv;
+          const float u0 = std::floor(u), v0 = std::floor(v);
+          const int i = static_cast<int>(u0) - firstColumn, j = static_cast<int>(v0) - firstRow;
+          if (i < -1 || j < -1 || i >= nx || j >= ny)
+            continue; // off the detector (texture border: zero)
+          const float au = TextureFraction(u - u0), av = TextureFraction(v - v0);
+          auto fetch = [&](int a, int b) -> float {
+            return (a >= 0 && b >= 0 && a < nx && b < ny) ? static_cast<float>(p[static_cast<std::size_t>(b) * nx + a]) : 0.f;
+          };
+          const float low = (1.f - au) * fetch(i, j) + au * fetch(i + 1, j);
+          const float high = (1.f - au) * fetch(i, j + 1) + au * fetch(i + 1, j + 1);
+          sum[x] += ((1.f - av) * low + av * high) * (inv * inv);
+        }
+      }
+      index[0] = region.GetIndex(0);
+      auto * out = output->GetBufferPointer() + output->ComputeOffset(index);
+      for (itk::SizeValueType x = 0; x < width; ++x)
+        out[x] += static_cast<typename TOutputImage::PixelType>(sum[x]);
+      progress.Completed(width);
+    }
+  }
+}
+
+} // namespace cbct
+
+#endif

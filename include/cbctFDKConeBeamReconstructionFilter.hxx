@@ -1,0 +1,154 @@
+#ifndef cbctFDKConeBeamReconstructionFilter_hxx
+#define cbctFDKConeBeamReconstructionFilter_hxx
+
+#include <itkCommand.h>
+#include <itkProgressAccumulator.h>
+
+#include <chrono>
+
+namespace cbct
+{
+
+namespace detail
+{
+/** Adds the wall-clock time between a filter's StartEvent and EndEvent to a counter. */
+class StageClock : public itk::Command
+{
+public:
+  using Self = StageClock;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+
+  void
+  Execute(itk::Object * caller, const itk::EventObject & event) override
+  {
+    Execute(static_cast<const itk::Object *>(caller), event);
+  }
+  void
+  Execute(const itk::Object *, const itk::EventObject & event) override
+  {
+    if (itk::StartEvent().CheckEvent(&event))
+      m_Start = std::chrono::steady_clock::now();
+    else if (itk::EndEvent().CheckEvent(&event) && m_Seconds)
+      *m_Seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - m_Start).count();
+  }
+  double * m_Seconds = nullptr;
+
+private:
+  std::chrono::steady_clock::time_point m_Start;
+};
+
+template <typename TFilter>
+void
+ClockStage(TFilter * filter, double * seconds)
+{
+  auto clock = StageClock::New();
+  clock->m_Seconds = seconds;
+  filter->AddObserver(itk::StartEvent(), clock);
+  filter->AddObserver(itk::EndEvent(), clock);
+}
+} // namespace detail
+
+template <typename TInputImage, typename TOutputImage>
+FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::FDKConeBeamReconstructionFilter()
+{
+  this->SetNumberOfRequiredInputs(2);
+  this->SetStages(WeightFilterType::New(), RampFilterType::New(), BackProjectionFilterType::New());
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::SetStages(WeightFilterType * weight,
+                                                                     RampFilterType * ramp,
+                                                                     BackProjectionFilterType * backProjection)
+{
+  m_WeightFilter = weight;
+  m_RampFilter = ramp;
+  m_BackProjectionFilter = backProjection;
+  m_WeightFilter->InPlaceOff(); // the projections belong to the caller
+  detail::ClockStage(m_WeightFilter.GetPointer(), &m_StageSeconds[0]);
+  detail::ClockStage(m_RampFilter.GetPointer(), &m_StageSeconds[1]);
+  detail::ClockStage(m_BackProjectionFilter.GetPointer(), &m_StageSeconds[2]);
+  m_RampFilter->SetInput(m_WeightFilter->GetOutput());
+  m_BackProjectionFilter->SetProjections(m_RampFilter->GetOutput());
+  if (m_Geometry)
+    this->SetGeometry(m_Geometry);
+  this->Modified();
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::SetGeometry(const GeometryType * geometry)
+{
+  m_Geometry = geometry;
+  m_WeightFilter->SetGeometry(geometry);
+  m_BackProjectionFilter->SetGeometry(geometry);
+  this->Modified();
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::WireStages()
+{
+  m_WeightFilter->SetInput(this->GetInput(1));
+  m_BackProjectionFilter->SetInput(0, this->GetInput(0));
+  // The backprojector adds to its first input; running in place would write into our input 0.
+  m_BackProjectionFilter->SetInPlace(false);
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::GenerateOutputInformation()
+{
+  if (m_Geometry.IsNull())
+    ThrowBadParameter("FDKConeBeamReconstructionFilter geometry", "none", "a ThreeDCircularProjectionGeometry (SetGeometry)");
+  this->WireStages();
+  m_BackProjectionFilter->UpdateOutputInformation();
+  // The measured detector, not the weighting's zero-padded one, must see the volume.
+  m_BackProjectionFilter->CheckVolumeProjectsOntoDetector(this->GetInput(0), this->GetInput(1));
+  this->GetOutput()->CopyInformation(m_BackProjectionFilter->GetOutput());
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
+{
+  // Let the inner pipeline say what it needs: the backprojector asks the ramp filter for the rows
+  // this output region projects onto, the ramp filter widens them to whole rows.
+  auto * volume = const_cast<TInputImage *>(this->GetInput(0));
+  volume->SetRequestedRegion(this->GetOutput()->GetRequestedRegion());
+  m_BackProjectionFilter->GetOutput()->SetRequestedRegion(this->GetOutput()->GetRequestedRegion());
+  m_BackProjectionFilter->GetOutput()->PropagateRequestedRegion();
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::GenerateData()
+{
+  auto progress = itk::ProgressAccumulator::New();
+  progress->SetMiniPipelineFilter(this);
+  progress->RegisterInternalFilter(m_WeightFilter, 0.05f);
+  progress->RegisterInternalFilter(m_RampFilter, 0.15f);
+  progress->RegisterInternalFilter(m_BackProjectionFilter, 0.8f);
+
+  m_BackProjectionFilter->GetOutput()->SetRequestedRegion(this->GetOutput()->GetRequestedRegion());
+  m_BackProjectionFilter->Update();
+  this->GraftOutput(m_BackProjectionFilter->GetOutput());
+  // Free the filtered projections of this piece before the next one is made.
+  m_WeightFilter->GetOutput()->ReleaseData();
+  m_RampFilter->GetOutput()->ReleaseData();
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, itk::Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "WeightFilter: " << m_WeightFilter->GetNameOfClass() << std::endl;
+  os << indent << "RampFilter: " << m_RampFilter->GetNameOfClass() << std::endl;
+  os << indent << "BackProjectionFilter: " << m_BackProjectionFilter->GetNameOfClass() << std::endl;
+}
+
+} // namespace cbct
+
+#endif

@@ -1,0 +1,91 @@
+#ifndef cbctGeometricPhantom_h
+#define cbctGeometricPhantom_h
+
+#include "ConeBeamCTExport.h"
+
+#include <itkObject.h>
+#include <itkObjectFactory.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace cbct
+{
+
+/** \class GeometricPhantom
+ * \brief A set of ellipsoids with additive densities; exact line integrals and point densities.
+ *
+ * The 3D Shepp-Logan head phantom (Kak & Slaney's table, densities 2, -0.98, -0.02, ...) is laid out
+ * in our world so that its axial slices are x-z planes and its cranio-caudal axis is y, the gantry's
+ * rotation axis, as in RTK. Coordinates in the table are fractions of a scale in mm.
+ *
+ * Text files hold one ellipsoid per line, '#' starting a comment:
+ * \verbatim
+ *   # ellipsoid density  cx cy cz (mm)  ax ay az semi-axes (mm)  [angle about y, degrees]
+ *   ellipsoid 1.0   0 0 0   40 50 30   15
+ * \endverbatim
+ * \ingroup ConeBeamCT
+ */
+class ConeBeamCT_EXPORT GeometricPhantom : public itk::Object
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(GeometricPhantom);
+
+  using Self = GeometricPhantom;
+  using Superclass = itk::Object;
+  using Pointer = itk::SmartPointer<Self>;
+  using ConstPointer = itk::SmartPointer<const Self>;
+
+  itkNewMacro(Self);
+  itkTypeMacro(GeometricPhantom, itk::Object);
+
+  struct Ellipsoid
+  {
+    double density = 0.;
+    std::array<double, 3> center{ { 0., 0., 0. } };
+    std::array<double, 3> semiAxes{ { 1., 1., 1. } };
+    double angleY = 0.; // radians, rotation of the ellipsoid about the world y axis
+  };
+
+  /** Adds an ellipsoid; semi-axes must be > 0 and every value finite. */
+  void
+  AddEllipsoid(const Ellipsoid & ellipsoid);
+
+  /** Replaces the ellipsoids with the Shepp-Logan head scaled by `scaleMm` (the outer skull's
+   * semi-axes are 0.69, 0.90 and 0.92 times the scale). */
+  void
+  SetToSheppLogan(double scaleMm);
+
+  /** Replaces the ellipsoids with those of a text file (format above); throws naming the line. */
+  void
+  ReadFromFile(const std::string & path);
+
+  const std::vector<Ellipsoid> &
+  GetEllipsoids() const
+  {
+    return m_Ellipsoids;
+  }
+
+  /** Integral of the density along the half-line from `source` in direction `direction` (any
+   * length; the result is per mm of path). Exact: ray-ellipsoid intersection. */
+  double
+  LineIntegral(const std::array<double, 3> & source, const std::array<double, 3> & direction) const;
+
+  /** Sum of the densities of the ellipsoids containing `point`. */
+  double
+  Density(const std::array<double, 3> & point) const;
+
+protected:
+  GeometricPhantom() = default;
+  ~GeometricPhantom() override = default;
+  void
+  PrintSelf(std::ostream & os, itk::Indent indent) const override;
+
+private:
+  std::vector<Ellipsoid> m_Ellipsoids;
+};
+
+} // namespace cbct
+
+#endif

@@ -1,0 +1,46 @@
+#ifndef cbctRampFilterResponse_h
+#define cbctRampFilterResponse_h
+
+#include "ConeBeamCTExport.h"
+
+#include <string>
+#include <vector>
+
+namespace cbct
+{
+
+/** Apodisation windows of the ramp filter, applied in frequency with a cut-off. */
+enum class RampWindow
+{
+  RamLak,
+  SheppLogan,
+  Cosine,
+  Hamming,
+  Hann
+};
+
+/** Parses "ramlak", "shepplogan", "cosine", "hamming", "hann" (any case, '-' and '_' ignored);
+ * throws naming the value and the choices otherwise. */
+ConeBeamCT_EXPORT RampWindow
+ParseRampWindow(const std::string & name);
+
+ConeBeamCT_EXPORT std::string
+RampWindowName(RampWindow window);
+
+/** The FFT length for rows of `rowLength` pixels: the smallest 2^a 3^b 5^c >= 2 * rowLength, so
+ * that linear convolution does not wrap around. */
+ConeBeamCT_EXPORT unsigned int
+RampFilterPaddedLength(unsigned int rowLength);
+
+/** The real frequency response (paddedLength/2 + 1 values) of the ramp filter for pixel spacing
+ * `spacing` (mm). It is the DFT of the band-limited spatial ramp kernel (Kak & Slaney:
+ * h(0) = 1/(4 tau^2), h(n odd) = -1/(n pi tau)^2, h(n even) = 0), times tau for the convolution
+ * integral, so a constant row gives no DC bias; then windowed: for the frequency x in [0, 1] of
+ * Nyquist, the response is 0 above `cutOff` and multiplied by window(x / cutOff) below.
+ * It includes the 1/paddedLength of an unnormalised inverse FFT (vnl's and cuFFT's). */
+ConeBeamCT_EXPORT std::vector<double>
+RampFilterResponse(unsigned int paddedLength, double spacing, RampWindow window, double cutOff);
+
+} // namespace cbct
+
+#endif

@@ -1,0 +1,200 @@
+#ifndef cbctThreeDCircularProjectionGeometry_h
+#define cbctThreeDCircularProjectionGeometry_h
+
+#include "ConeBeamCTExport.h"
+
+#include <itkMatrix.h>
+#include <itkObject.h>
+#include <itkObjectFactory.h>
+#include <itkPoint.h>
+
+#include <vector>
+
+namespace cbct
+{
+
+/** \class ThreeDCircularProjectionGeometry
+ * \brief Per-projection cone-beam geometry: RTK's circular parameters, or any 3x4 matrix.
+ *
+ * The convention is RTK's (and IEC 61217's), so that RTK geometry files and results are
+ * interchangeable. The world is in mm; the gantry rotates about the world y axis.
+ *
+ * \verbatim
+ *                     y (rotation axis)
+ *                     ^
+ *                     |          detector (u to the right, v up, in mm)
+ *                     |        +-------+
+ *          source     |        |   ^ v |
+ *            *--------o------->|   +-> u      at gantry angle 0 the source is at z = +SID and the
+ *         z = +SID   / isocenter      |        detector plane at z = SID - SDD, normal to z;
+ *                   /          +-------+       u is parallel to +x, v to +y.
+ *                  z
+ *   gantry angle g: the source moves from +z towards +x (S = SID * (sin g, 0, cos g)),
+ *   i.e. clockwise seen from the isocenter looking along -y, as in IEC 61217.
+ * \endverbatim
+ *
+ * Per projection, the 3x4 matrix maps homogeneous world coordinates (mm) to homogeneous detector
+ * coordinates (mm):  M = T(sx-px, sy-py) * Mag(SDD, SID) * T(-sx, -sy, 0) * Rz(-inplane) Rx(-outofplane) Ry(-gantry)
+ * with Mag = [[-SDD,0,0,0],[0,-SDD,0,0],[0,0,1,-SID]]. The third homogeneous coordinate of a point
+ * is minus its distance from the source along the principal ray, which FDK uses for its distance
+ * weight. A projection given only as a matrix is normalised to that form (unit third row, positive
+ * determinant), and the quantities FDK needs (source position, distances, principal point, gantry
+ * angle) are derived from it.
+ *
+ * Angles are given in degrees to AddProjection() and stored in radians, wrapped to [0, 2*pi).
+ * Every input is checked: a non-finite value, a distance <= 0 or a singular matrix throws an
+ * itk::ExceptionObject naming the parameter and the value.
+ *
+ * \ingroup ConeBeamCT
+ */
+class ConeBeamCT_EXPORT ThreeDCircularProjectionGeometry : public itk::Object
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(ThreeDCircularProjectionGeometry);
+
+  using Self = ThreeDCircularProjectionGeometry;
+  using Superclass = itk::Object;
+  using Pointer = itk::SmartPointer<Self>;
+  using ConstPointer = itk::SmartPointer<const Self>;
+
+  itkNewMacro(Self);
+  itkTypeMacro(ThreeDCircularProjectionGeometry, itk::Object);
+
+  using MatrixType = itk::Matrix<double, 3, 4>;
+  using PointType = itk::Point<double, 3>;
+
+  /** RTK's nine parameters of one projection; angles in radians, distances in mm. */
+  struct Parameters
+  {
+    double sourceToIsocenterDistance = 0.;
+    double sourceToDetectorDistance = 0.;
+    double gantryAngle = 0.;
+    double projectionOffsetX = 0.;
+    double projectionOffsetY = 0.;
+    double outOfPlaneAngle = 0.;
+    double inPlaneAngle = 0.;
+    double sourceOffsetX = 0.;
+    double sourceOffsetY = 0.;
+  };
+
+  /** Adds a projection from RTK's parameters; angles in degrees, distances in mm. */
+  void
+  AddProjection(double sid,
+                double sdd,
+                double gantryAngleDegrees,
+                double projectionOffsetX = 0.,
+                double projectionOffsetY = 0.,
+                double outOfPlaneAngleDegrees = 0.,
+                double inPlaneAngleDegrees = 0.,
+                double sourceOffsetX = 0.,
+                double sourceOffsetY = 0.);
+
+  /** The same with angles in radians. */
+  void
+  AddProjectionInRadians(const Parameters & parameters);
+
+  /** Adds a projection given only by its 3x4 world-to-detector matrix (non-circular orbits,
+   * calibrated C-arms). The matrix may have any scale and sign; it is normalised. */
+  void
+  AddProjection(const MatrixType & matrix);
+
+  /** Removes every projection. */
+  void
+  Clear();
+
+  unsigned int
+  GetNumberOfProjections() const
+  {
+    return static_cast<unsigned int>(m_Projections.size());
+  }
+
+  /** The normalised world (mm) to detector (mm) matrix of projection k. */
+  const MatrixType &
+  GetMatrix(unsigned int k) const;
+
+  /** Whether projection k was given by RTK parameters (true) or as a bare matrix (false). */
+  bool
+  HasParameters(unsigned int k) const;
+
+  /** RTK parameters of projection k; throws when it was given as a matrix. */
+  const Parameters &
+  GetParameters(unsigned int k) const;
+
+  /** Source position in world coordinates (mm). */
+  PointType
+  GetSourcePosition(unsigned int k) const;
+
+  /** Gantry angle in radians in [0, 2pi): given, or for a matrix the source's azimuth about y. */
+  double
+  GetGantryAngle(unsigned int k) const;
+
+  /** Distance from the source to the world origin along the principal ray (mm). */
+  double
+  GetSourceToIsocenterDistance(unsigned int k) const;
+
+  /** Distance from the source to the detector plane (mm). */
+  double
+  GetSourceToDetectorDistance(unsigned int k) const;
+
+  /** Detector coordinates (mm) of the foot of the perpendicular from the source: the point where
+   * the cosine weight is 1. For RTK parameters this is (sourceOffsetX - projectionOffsetX, ...). */
+  double
+  GetPrincipalPointU(unsigned int k) const;
+  double
+  GetPrincipalPointV(unsigned int k) const;
+
+  /** Angular span each projection stands for (radians): half the gaps to its neighbours in
+   * gantry angle. A gap larger than three times the median (the open end of a short scan) is
+   * replaced by the median, so the first and last projections are not over-weighted. */
+  std::vector<double>
+  GetAngularGaps() const;
+
+  /** Angular range covered, from the first to the last projection along increasing gantry angle
+   * (radians), and the gantry angle where it starts. A full scan covers nearly 2pi. */
+  double
+  GetAngularRange() const;
+  double
+  GetAngularRangeStart() const;
+
+  /** Wraps an angle in radians into [0, 2pi). */
+  static double
+  WrapAngle(double radians);
+
+  /** Builds the matrix RTK builds from parameters (radians). */
+  static MatrixType
+  ComputeMatrix(const Parameters & parameters);
+
+protected:
+  ThreeDCircularProjectionGeometry() = default;
+  ~ThreeDCircularProjectionGeometry() override = default;
+
+  void
+  PrintSelf(std::ostream & os, itk::Indent indent) const override;
+
+private:
+  struct Projection
+  {
+    bool hasParameters = false;
+    Parameters parameters;
+    MatrixType matrix;
+    PointType source;
+    double gantryAngle = 0.;
+    double sid = 0.;
+    double sdd = 0.;
+    double principalU = 0.;
+    double principalV = 0.;
+  };
+
+  void
+  CheckIndex(unsigned int k) const;
+
+  /** Fills the derived quantities from the (normalised) matrix. */
+  static void
+  DeriveFromMatrix(Projection & projection);
+
+  std::vector<Projection> m_Projections;
+};
+
+} // namespace cbct
+
+#endif

@@ -1,0 +1,190 @@
+#include "cbctGeometricPhantom.h"
+
+#include "cbctInputChecks.h"
+
+#include <itksys/SystemTools.hxx>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace cbct
+{
+
+namespace
+{
+constexpr double Pi = 3.14159265358979323846;
+
+/** World vector into the ellipsoid's frame, rotated by -angleY about y. */
+std::array<double, 3>
+ToEllipsoidFrame(const std::array<double, 3> & v, double angleY)
+{
+  const double c = std::cos(angleY), s = std::sin(angleY);
+  return { { c * v[0] - s * v[2], v[1], s * v[0] + c * v[2] } };
+}
+} // namespace
+
+void
+GeometricPhantom::AddEllipsoid(const Ellipsoid & e)
+{
+  const std::string which = "ellipsoid " + std::to_string(m_Ellipsoids.size());
+  CheckFinite(which + " density", e.density);
+  CheckFinite(which + " angle", e.angleY);
+  for (int i = 0; i < 3; ++i)
+  {
+    CheckFinite(which + " center", e.center[i]);
+    CheckPositive(which + " semi-axis " + std::to_string(i), e.semiAxes[i]);
+  }
+  m_Ellipsoids.push_back(e);
+  this->Modified();
+}
+
+void
+GeometricPhantom::SetToSheppLogan(double scale)
+{
+  CheckPositive("Shepp-Logan phantom scale (mm)", scale);
+  // Kak & Slaney's 3D head: {density, centre (x, y, z), semi-axes (x, y, z), angle about y (degrees)},
+  // with their axial axis mapped to our y (the rotation axis) and their y to our z.
+  struct Row
+  {
+    double density, cx, cy, cz, ax, ay, az, angle;
+  };
+  static const Row rows[] = {
+    { 2.00, 0., 0., 0., 0.69, 0.90, 0.92, 0. },
+    { -0.98, 0., 0., 0., 0.6624, 0.880, 0.874, 0. },
+    { -0.02, -0.22, -0.25, 0., 0.41, 0.21, 0.16, 108. },
+    { -0.02, 0.22, -0.25, 0., 0.31, 0.22, 0.11, 72. },
+    { 0.02, 0., -0.25, 0.35, 0.21, 0.50, 0.25, 0. },
+    { 0.02, 0., -0.25, 0.10, 0.046, 0.046, 0.046, 0. },
+    { 0.01, -0.08, -0.25, -0.65, 0.046, 0.020, 0.023, 0. },
+    { 0.01, 0.06, -0.25, -0.65, 0.046, 0.020, 0.023, 90. },
+    { 0.02, 0.06, 0.625, -0.105, 0.056, 0.10, 0.040, 90. },
+    { -0.02, 0., 0.625, 0.10, 0.056, 0.10, 0.056, 0. },
+  };
+  m_Ellipsoids.clear();
+  for (const Row & r : rows)
+  {
+    Ellipsoid e;
+    e.density = r.density;
+    e.center = { { r.cx * scale, r.cy * scale, r.cz * scale } };
+    e.semiAxes = { { r.ax * scale, r.ay * scale, r.az * scale } };
+    e.angleY = r.angle * Pi / 180.;
+    this->AddEllipsoid(e);
+  }
+}
+
+void
+GeometricPhantom::ReadFromFile(const std::string & path)
+{
+  std::ifstream in(path);
+  if (!in)
+  {
+    ThrowBadParameter("phantom file", path, "a readable text file of 'ellipsoid density cx cy cz ax ay az [angle]' lines");
+  }
+  std::vector<Ellipsoid> read;
+  std::string line;
+  int number = 0;
+  auto previous = m_Ellipsoids;
+  m_Ellipsoids.clear();
+  while (std::getline(in, line))
+  {
+    ++number;
+    const std::string content = Trimmed(line.substr(0, line.find('#')));
+    if (content.empty())
+      continue;
+    std::istringstream words(content);
+    std::string keyword;
+    words >> keyword;
+    Ellipsoid e;
+    double angle = 0.;
+    words >> e.density >> e.center[0] >> e.center[1] >> e.center[2] >> e.semiAxes[0] >> e.semiAxes[1] >> e.semiAxes[2];
+    const bool ok = keyword == "ellipsoid" && !words.fail();
+    if (ok && !(words >> angle))
+    {
+      angle = 0.; // the angle is optional
+      words.clear();
+    }
+    std::string extra;
+    if (!ok || (words >> extra))
+    {
+      m_Ellipsoids = previous;
+      ThrowBadParameter("line " + std::to_string(number) + " of phantom file " + path,
+                        "'" + content + "'",
+                        "'ellipsoid density cx cy cz ax ay az [angle_degrees]'");
+    }
+    e.angleY = angle * Pi / 180.;
+    try
+    {
+      this->AddEllipsoid(e);
+    }
+    catch (const itk::ExceptionObject & error)
+    {
+      m_Ellipsoids = previous;
+      ThrowBadParameter("line " + std::to_string(number) + " of phantom file " + path, "'" + content + "'",
+                        std::string("valid values: ") + error.GetDescription());
+    }
+  }
+  if (m_Ellipsoids.empty())
+  {
+    m_Ellipsoids = previous;
+    ThrowBadParameter("phantom file " + path, "without ellipsoids", "at least one 'ellipsoid ...' line");
+  }
+  this->Modified();
+}
+
+double
+GeometricPhantom::LineIntegral(const std::array<double, 3> & source, const std::array<double, 3> & direction) const
+{
+  const double length = std::sqrt(direction[0] * direction[0] + direction[1] * direction[1] + direction[2] * direction[2]);
+  double sum = 0.;
+  for (const Ellipsoid & e : m_Ellipsoids)
+  {
+    // In the frame where the ellipsoid is the unit sphere, solve |o + t d|^2 = 1 for t.
+    const std::array<double, 3> shifted{ { source[0] - e.center[0], source[1] - e.center[1], source[2] - e.center[2] } };
+    std::array<double, 3> o = ToEllipsoidFrame(shifted, e.angleY);
+    std::array<double, 3> d = ToEllipsoidFrame(direction, e.angleY);
+    for (int i = 0; i < 3; ++i)
+    {
+      o[i] /= e.semiAxes[i];
+      d[i] /= e.semiAxes[i];
+    }
+    const double a = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    const double b = o[0] * d[0] + o[1] * d[1] + o[2] * d[2];
+    const double c = o[0] * o[0] + o[1] * o[1] + o[2] * o[2] - 1.;
+    const double discriminant = b * b - a * c;
+    if (discriminant <= 0.)
+      continue;
+    const double root = std::sqrt(discriminant);
+    const double tNear = std::max((-b - root) / a, 0.); // only in front of the source
+    const double tFar = (-b + root) / a;
+    if (tFar > tNear)
+      sum += e.density * (tFar - tNear) * length;
+  }
+  return sum;
+}
+
+double
+GeometricPhantom::Density(const std::array<double, 3> & point) const
+{
+  double sum = 0.;
+  for (const Ellipsoid & e : m_Ellipsoids)
+  {
+    const std::array<double, 3> shifted{ { point[0] - e.center[0], point[1] - e.center[1], point[2] - e.center[2] } };
+    const std::array<double, 3> q = ToEllipsoidFrame(shifted, e.angleY);
+    double r = 0.;
+    for (int i = 0; i < 3; ++i)
+      r += (q[i] / e.semiAxes[i]) * (q[i] / e.semiAxes[i]);
+    if (r <= 1.)
+      sum += e.density;
+  }
+  return sum;
+}
+
+void
+GeometricPhantom::PrintSelf(std::ostream & os, itk::Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "Ellipsoids: " << m_Ellipsoids.size() << std::endl;
+}
+
+} // namespace cbct

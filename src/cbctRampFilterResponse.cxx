@@ -1,0 +1,134 @@
+#include "cbctRampFilterResponse.h"
+
+#include "cbctInputChecks.h"
+
+#include <vnl/algo/vnl_fft_1d.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <complex>
+
+namespace cbct
+{
+
+namespace
+{
+constexpr double Pi = 3.14159265358979323846;
+
+bool
+IsSmooth235(unsigned int n)
+{
+  for (unsigned int f : { 2u, 3u, 5u })
+    while (n % f == 0)
+      n /= f;
+  return n == 1;
+}
+} // namespace
+
+RampWindow
+ParseRampWindow(const std::string & name)
+{
+  std::string key;
+  for (char c : name)
+    if (c != '-' && c != '_' && c != ' ')
+      key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (key == "ramlak" || key == "ramp")
+    return RampWindow::RamLak;
+  if (key == "shepplogan")
+    return RampWindow::SheppLogan;
+  if (key == "cosine")
+    return RampWindow::Cosine;
+  if (key == "hamming")
+    return RampWindow::Hamming;
+  if (key == "hann" || key == "hanning")
+    return RampWindow::Hann;
+  ThrowBadParameter("ramp filter window", "'" + name + "'", "one of ramlak, shepplogan, cosine, hamming, hann");
+}
+
+std::string
+RampWindowName(RampWindow window)
+{
+  switch (window)
+  {
+    case RampWindow::RamLak:
+      return "ramlak";
+    case RampWindow::SheppLogan:
+      return "shepplogan";
+    case RampWindow::Cosine:
+      return "cosine";
+    case RampWindow::Hamming:
+      return "hamming";
+    case RampWindow::Hann:
+      return "hann";
+  }
+  return "unknown";
+}
+
+unsigned int
+RampFilterPaddedLength(unsigned int rowLength)
+{
+  unsigned int n = std::max(2u * rowLength, 2u);
+  while (!IsSmooth235(n))
+    ++n;
+  return n;
+}
+
+std::vector<double>
+RampFilterResponse(unsigned int paddedLength, double spacing, RampWindow window, double cutOff)
+{
+  CheckPositive("ramp filter pixel spacing (mm)", spacing);
+  if (!(cutOff > 0. && cutOff <= 1.))
+    ThrowBadParameter("ramp filter cut-off", cutOff, "a fraction of the Nyquist frequency in (0, 1]");
+  if (paddedLength < 2 || !IsSmooth235(paddedLength))
+    ThrowBadParameter("ramp filter FFT length", paddedLength, "an even 2^a 3^b 5^c length (see RampFilterPaddedLength)");
+
+  // Spatial kernel on the cyclic grid n = -L/2 .. L/2-1, already multiplied by tau.
+  vnl_vector<std::complex<double>> kernel(paddedLength, 0.);
+  kernel[0] = 1. / (4. * spacing);
+  for (unsigned int n = 1; n <= paddedLength / 2; ++n)
+  {
+    if (n % 2 == 1)
+    {
+      const double value = -1. / (Pi * Pi * n * n * spacing);
+      kernel[n] = value;
+      kernel[paddedLength - n] = value;
+    }
+  }
+  vnl_fft_1d<double> fft(paddedLength);
+  fft.fwd_transform(kernel); // the kernel is real and even: its transform is real
+
+  std::vector<double> response(paddedLength / 2 + 1);
+  for (unsigned int k = 0; k < response.size(); ++k)
+  {
+    const double x = 2. * k / paddedLength; // fraction of Nyquist
+    double w = 0.;
+    if (x <= cutOff)
+    {
+      const double t = x / cutOff;
+      switch (window)
+      {
+        case RampWindow::RamLak:
+          w = 1.;
+          break;
+        case RampWindow::SheppLogan:
+          w = t == 0. ? 1. : std::sin(0.5 * Pi * t) / (0.5 * Pi * t);
+          break;
+        case RampWindow::Cosine:
+          w = std::cos(0.5 * Pi * t);
+          break;
+        case RampWindow::Hamming:
+          w = 0.54 + 0.46 * std::cos(Pi * t);
+          break;
+        case RampWindow::Hann:
+          w = 0.5 + 0.5 * std::cos(Pi * t);
+          break;
+      }
+    }
+    // 1/L: the inverse FFTs we use (vnl's, cuFFT's) are unnormalised.
+    response[k] = kernel[k].real() * w / paddedLength;
+  }
+  return response;
+}
+
+} // namespace cbct

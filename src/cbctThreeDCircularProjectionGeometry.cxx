@@ -1,0 +1,406 @@
+#include "cbctThreeDCircularProjectionGeometry.h"
+
+#include "cbctInputChecks.h"
+
+#include <vnl/algo/vnl_determinant.h>
+#include <vnl/algo/vnl_matrix_inverse.h>
+#include <vnl/vnl_matrix_fixed.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace cbct
+{
+
+namespace
+{
+constexpr double Pi = 3.14159265358979323846;
+
+std::string
+Named(const char * parameter, unsigned int k)
+{
+  return std::string(parameter) + " of projection " + std::to_string(k);
+}
+
+vnl_matrix_fixed<double, 4, 4>
+RotationY(double a)
+{
+  vnl_matrix_fixed<double, 4, 4> r;
+  r.set_identity();
+  r(0, 0) = std::cos(a);
+  r(0, 2) = std::sin(a);
+  r(2, 0) = -std::sin(a);
+  r(2, 2) = std::cos(a);
+  return r;
+}
+
+vnl_matrix_fixed<double, 4, 4>
+RotationX(double a)
+{
+  vnl_matrix_fixed<double, 4, 4> r;
+  r.set_identity();
+  r(1, 1) = std::cos(a);
+  r(1, 2) = -std::sin(a);
+  r(2, 1) = std::sin(a);
+  r(2, 2) = std::cos(a);
+  return r;
+}
+
+vnl_matrix_fixed<double, 4, 4>
+RotationZ(double a)
+{
+  vnl_matrix_fixed<double, 4, 4> r;
+  r.set_identity();
+  r(0, 0) = std::cos(a);
+  r(0, 1) = -std::sin(a);
+  r(1, 0) = std::sin(a);
+  r(1, 1) = std::cos(a);
+  return r;
+}
+} // namespace
+
+double
+ThreeDCircularProjectionGeometry::WrapAngle(double radians)
+{
+  double a = std::fmod(radians, 2. * Pi);
+  if (a < 0.)
+  {
+    a += 2. * Pi;
+  }
+  // fmod of a value just below 2pi can round to exactly 2pi after the addition above.
+  return a >= 2. * Pi ? 0. : a;
+}
+
+ThreeDCircularProjectionGeometry::MatrixType
+ThreeDCircularProjectionGeometry::ComputeMatrix(const Parameters & p)
+{
+  vnl_matrix_fixed<double, 3, 3> detectorShift;
+  detectorShift.set_identity();
+  detectorShift(0, 2) = p.sourceOffsetX - p.projectionOffsetX;
+  detectorShift(1, 2) = p.sourceOffsetY - p.projectionOffsetY;
+
+  vnl_matrix_fixed<double, 3, 4> magnification(0.);
+  magnification(0, 0) = -p.sourceToDetectorDistance;
+  magnification(1, 1) = -p.sourceToDetectorDistance;
+  magnification(2, 2) = 1.;
+  magnification(2, 3) = -p.sourceToIsocenterDistance;
+
+  vnl_matrix_fixed<double, 4, 4> sourceShift;
+  sourceShift.set_identity();
+  sourceShift(0, 3) = -p.sourceOffsetX;
+  sourceShift(1, 3) = -p.sourceOffsetY;
+
+  const vnl_matrix_fixed<double, 4, 4> rotation =
+    RotationZ(-p.inPlaneAngle) * RotationX(-p.outOfPlaneAngle) * RotationY(-p.gantryAngle);
+
+  return MatrixType(detectorShift * magnification * sourceShift * rotation);
+}
+
+void
+ThreeDCircularProjectionGeometry::AddProjection(double sid,
+                                                double sdd,
+                                                double gantryAngleDegrees,
+                                                double projectionOffsetX,
+                                                double projectionOffsetY,
+                                                double outOfPlaneAngleDegrees,
+                                                double inPlaneAngleDegrees,
+                                                double sourceOffsetX,
+                                                double sourceOffsetY)
+{
+  const double toRadians = Pi / 180.;
+  Parameters p;
+  p.sourceToIsocenterDistance = sid;
+  p.sourceToDetectorDistance = sdd;
+  p.gantryAngle = gantryAngleDegrees * toRadians;
+  p.projectionOffsetX = projectionOffsetX;
+  p.projectionOffsetY = projectionOffsetY;
+  p.outOfPlaneAngle = outOfPlaneAngleDegrees * toRadians;
+  p.inPlaneAngle = inPlaneAngleDegrees * toRadians;
+  p.sourceOffsetX = sourceOffsetX;
+  p.sourceOffsetY = sourceOffsetY;
+  this->AddProjectionInRadians(p);
+}
+
+void
+ThreeDCircularProjectionGeometry::AddProjectionInRadians(const Parameters & given)
+{
+  const auto k = this->GetNumberOfProjections();
+  CheckPositive(Named("SourceToIsocenterDistance", k), given.sourceToIsocenterDistance);
+  CheckPositive(Named("SourceToDetectorDistance", k), given.sourceToDetectorDistance);
+  CheckFinite(Named("GantryAngle", k), given.gantryAngle);
+  CheckFinite(Named("ProjectionOffsetX", k), given.projectionOffsetX);
+  CheckFinite(Named("ProjectionOffsetY", k), given.projectionOffsetY);
+  CheckFinite(Named("OutOfPlaneAngle", k), given.outOfPlaneAngle);
+  CheckFinite(Named("InPlaneAngle", k), given.inPlaneAngle);
+  CheckFinite(Named("SourceOffsetX", k), given.sourceOffsetX);
+  CheckFinite(Named("SourceOffsetY", k), given.sourceOffsetY);
+
+  Projection projection;
+  projection.hasParameters = true;
+  projection.parameters = given;
+  projection.parameters.gantryAngle = WrapAngle(given.gantryAngle);
+  projection.parameters.outOfPlaneAngle = WrapAngle(given.outOfPlaneAngle);
+  projection.parameters.inPlaneAngle = WrapAngle(given.inPlaneAngle);
+  projection.matrix = ComputeMatrix(projection.parameters);
+  DeriveFromMatrix(projection);
+  // The parameters are exact; keep them rather than the values recovered from the matrix.
+  projection.gantryAngle = projection.parameters.gantryAngle;
+  projection.sid = given.sourceToIsocenterDistance;
+  projection.sdd = given.sourceToDetectorDistance;
+  projection.principalU = given.sourceOffsetX - given.projectionOffsetX;
+  projection.principalV = given.sourceOffsetY - given.projectionOffsetY;
+  m_Projections.push_back(projection);
+  this->Modified();
+}
+
+void
+ThreeDCircularProjectionGeometry::AddProjection(const MatrixType & given)
+{
+  const auto k = this->GetNumberOfProjections();
+  for (unsigned int r = 0; r < 3; ++r)
+  {
+    for (unsigned int c = 0; c < 4; ++c)
+    {
+      CheckFinite(Named("Matrix", k) + " element (" + std::to_string(r) + "," + std::to_string(c) + ")",
+                  given(r, c));
+    }
+  }
+  vnl_matrix_fixed<double, 3, 3> left;
+  for (unsigned int r = 0; r < 3; ++r)
+    for (unsigned int c = 0; c < 3; ++c)
+      left(r, c) = given(r, c);
+  const double rowNorm = std::sqrt(left(2, 0) * left(2, 0) + left(2, 1) * left(2, 1) + left(2, 2) * left(2, 2));
+  const double determinant = vnl_determinant(left);
+  if (!(rowNorm > 0.) || !(std::abs(determinant) > 1e-12 * rowNorm * rowNorm * rowNorm))
+  {
+    ThrowBadParameter(Named("Matrix", k) + " determinant of the left 3x3 block",
+                      determinant,
+                      "a non-singular projective matrix (source and detector not degenerate)");
+  }
+  // Normalise: unit third row (so the homogeneous coordinate is a distance in mm) and a positive
+  // determinant (RTK's orientation: points between source and detector get a negative third coordinate).
+  const double scale = (determinant > 0. ? 1. : -1.) / rowNorm;
+  Projection projection;
+  projection.hasParameters = false;
+  for (unsigned int r = 0; r < 3; ++r)
+    for (unsigned int c = 0; c < 4; ++c)
+      projection.matrix(r, c) = given(r, c) * scale;
+  DeriveFromMatrix(projection);
+  CheckPositive(Named("SourceToIsocenterDistance (derived from the matrix)", k), projection.sid);
+  m_Projections.push_back(projection);
+  this->Modified();
+}
+
+void
+ThreeDCircularProjectionGeometry::DeriveFromMatrix(Projection & projection)
+{
+  const MatrixType & m = projection.matrix;
+  vnl_matrix_fixed<double, 3, 3> left;
+  vnl_vector_fixed<double, 3> translation;
+  for (unsigned int r = 0; r < 3; ++r)
+  {
+    for (unsigned int c = 0; c < 3; ++c)
+      left(r, c) = m(r, c);
+    translation(r) = m(r, 3);
+  }
+  // The source is the matrix's null space: M * [S; 1] = 0.
+  const vnl_vector_fixed<double, 3> source = -(vnl_matrix_inverse<double>(left.as_ref()).as_matrix() * translation);
+  for (unsigned int i = 0; i < 3; ++i)
+    projection.source[i] = source(i);
+
+  const vnl_vector_fixed<double, 3> principalAxis = left.get_row(2); // unit after normalisation
+  projection.sid = dot_product(principalAxis, source);
+  projection.principalU = dot_product(left.get_row(0), principalAxis);
+  projection.principalV = dot_product(left.get_row(1), principalAxis);
+  projection.sdd = (left.get_row(1) - projection.principalV * principalAxis).magnitude();
+  projection.gantryAngle = WrapAngle(std::atan2(source(0), source(2)));
+}
+
+void
+ThreeDCircularProjectionGeometry::Clear()
+{
+  m_Projections.clear();
+  this->Modified();
+}
+
+void
+ThreeDCircularProjectionGeometry::CheckIndex(unsigned int k) const
+{
+  if (k >= m_Projections.size())
+  {
+    ThrowBadParameter("projection index",
+                      k,
+                      "an index below the number of projections (" + std::to_string(m_Projections.size()) + ")");
+  }
+}
+
+const ThreeDCircularProjectionGeometry::MatrixType &
+ThreeDCircularProjectionGeometry::GetMatrix(unsigned int k) const
+{
+  this->CheckIndex(k);
+  return m_Projections[k].matrix;
+}
+
+bool
+ThreeDCircularProjectionGeometry::HasParameters(unsigned int k) const
+{
+  this->CheckIndex(k);
+  return m_Projections[k].hasParameters;
+}
+
+const ThreeDCircularProjectionGeometry::Parameters &
+ThreeDCircularProjectionGeometry::GetParameters(unsigned int k) const
+{
+  this->CheckIndex(k);
+  if (!m_Projections[k].hasParameters)
+  {
+    ThrowBadParameter("projection " + std::to_string(k), "a bare matrix", "a projection given by RTK parameters");
+  }
+  return m_Projections[k].parameters;
+}
+
+ThreeDCircularProjectionGeometry::PointType
+ThreeDCircularProjectionGeometry::GetSourcePosition(unsigned int k) const
+{
+  this->CheckIndex(k);
+  return m_Projections[k].source;
+}
+
+double
+ThreeDCircularProjectionGeometry::GetGantryAngle(unsigned int k) const
+{
+  this->CheckIndex(k);
+  return m_Projections[k].gantryAngle;
+}
+
+double
+ThreeDCircularProjectionGeometry::GetSourceToIsocenterDistance(unsigned int k) const
+{
+  this->CheckIndex(k);
+  return m_Projections[k].sid;
+}
+
+double
+ThreeDCircularProjectionGeometry::GetSourceToDetectorDistance(unsigned int k) const
+{
+  this->CheckIndex(k);
+  return m_Projections[k].sdd;
+}
+
+double
+ThreeDCircularProjectionGeometry::GetPrincipalPointU(unsigned int k) const
+{
+  this->CheckIndex(k);
+  return m_Projections[k].principalU;
+}
+
+double
+ThreeDCircularProjectionGeometry::GetPrincipalPointV(unsigned int k) const
+{
+  this->CheckIndex(k);
+  return m_Projections[k].principalV;
+}
+
+namespace
+{
+/** Gantry angles sorted ascending with the projection each came from, and the cyclic gaps after each. */
+struct SortedAngles
+{
+  std::vector<std::pair<double, unsigned int>> angles;
+  std::vector<double> gapAfter; // gap from angles[i] to angles[i+1] (cyclic)
+  double median = 0.;
+  std::size_t largest = 0;
+};
+
+SortedAngles
+SortAngles(const std::vector<double> & gantry)
+{
+  SortedAngles s;
+  for (unsigned int k = 0; k < gantry.size(); ++k)
+    s.angles.emplace_back(gantry[k], k);
+  std::sort(s.angles.begin(), s.angles.end());
+  const std::size_t n = s.angles.size();
+  s.gapAfter.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    const double next = (i + 1 < n) ? s.angles[i + 1].first : s.angles[0].first + 2. * Pi;
+    s.gapAfter[i] = next - s.angles[i].first;
+  }
+  std::vector<double> sorted = s.gapAfter;
+  std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
+  s.median = sorted[n / 2];
+  s.largest = static_cast<std::size_t>(std::max_element(s.gapAfter.begin(), s.gapAfter.end()) - s.gapAfter.begin());
+  return s;
+}
+} // namespace
+
+std::vector<double>
+ThreeDCircularProjectionGeometry::GetAngularGaps() const
+{
+  const std::size_t n = m_Projections.size();
+  std::vector<double> weights(n, 0.);
+  if (n == 0)
+    return weights;
+  if (n == 1)
+  {
+    weights[0] = 2. * Pi;
+    return weights;
+  }
+  std::vector<double> gantry(n);
+  for (std::size_t k = 0; k < n; ++k)
+    gantry[k] = m_Projections[k].gantryAngle;
+  SortedAngles s = SortAngles(gantry);
+  for (auto & gap : s.gapAfter)
+  {
+    if (gap > 3. * s.median)
+      gap = s.median; // the open end of a short or limited-angle scan
+  }
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    const double before = s.gapAfter[(i + n - 1) % n];
+    weights[s.angles[i].second] = 0.5 * (before + s.gapAfter[i]);
+  }
+  return weights;
+}
+
+double
+ThreeDCircularProjectionGeometry::GetAngularRange() const
+{
+  const std::size_t n = m_Projections.size();
+  if (n < 2)
+    return 0.;
+  std::vector<double> gantry(n);
+  for (std::size_t k = 0; k < n; ++k)
+    gantry[k] = m_Projections[k].gantryAngle;
+  const SortedAngles s = SortAngles(gantry);
+  return 2. * Pi - s.gapAfter[s.largest];
+}
+
+double
+ThreeDCircularProjectionGeometry::GetAngularRangeStart() const
+{
+  const std::size_t n = m_Projections.size();
+  if (n == 0)
+    return 0.;
+  std::vector<double> gantry(n);
+  for (std::size_t k = 0; k < n; ++k)
+    gantry[k] = m_Projections[k].gantryAngle;
+  const SortedAngles s = SortAngles(gantry);
+  return s.angles[(s.largest + 1) % n].first;
+}
+
+void
+ThreeDCircularProjectionGeometry::PrintSelf(std::ostream & os, itk::Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "NumberOfProjections: " << m_Projections.size() << std::endl;
+  for (std::size_t k = 0; k < m_Projections.size() && k < 3; ++k)
+  {
+    os << indent << "Projection " << k << (m_Projections[k].hasParameters ? " (parameters)" : " (matrix)")
+       << ": gantry " << m_Projections[k].gantryAngle * 180. / Pi << " deg, SID " << m_Projections[k].sid
+       << " mm, SDD " << m_Projections[k].sdd << " mm" << std::endl;
+  }
+}
+
+} // namespace cbct

@@ -1,0 +1,110 @@
+// Phantom: line integrals against values worked out by hand, voxelization, files, bad input.
+#include "cbctTestHelpers.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+using namespace cbct;
+using namespace cbct::test;
+
+namespace
+{
+constexpr double Pi = 3.14159265358979323846;
+}
+
+TEST(Phantom, LineIntegralThroughOneEllipsoidByHand)
+{
+  auto phantom = GeometricPhantom::New();
+  GeometricPhantom::Ellipsoid e;
+  e.density = 0.5;
+  e.center = { { 10., -5., 3. } };
+  e.semiAxes = { { 40., 20., 30. } };
+  e.angleY = 0.;
+  phantom->AddEllipsoid(e);
+  // Along x through the centre: chord 2 * 40 = 80 mm, integral 40.
+  EXPECT_NEAR(phantom->LineIntegral({ { -500., -5., 3. } }, { { 1., 0., 0. } }), 40., 1e-9);
+  // Along z at x offset 20 from the centre: chord 2 * 30 * sqrt(1 - (20/40)^2) = 60 * sqrt(0.75).
+  EXPECT_NEAR(phantom->LineIntegral({ { 30., -5., 900. } }, { { 0., 0., -2. } }), 0.5 * 60. * std::sqrt(0.75), 1e-9);
+  // A miss and a ray pointing away.
+  EXPECT_EQ(phantom->LineIntegral({ { -500., 30., 3. } }, { { 1., 0., 0. } }), 0.);
+  EXPECT_EQ(phantom->LineIntegral({ { -500., -5., 3. } }, { { -1., 0., 0. } }), 0.);
+
+  // Rotated by 90 degrees about y, the x semi-axis lies along z: chord along z through the centre = 80.
+  phantom->SetToSheppLogan(1.); // replaced below
+  auto rotated = GeometricPhantom::New();
+  e.angleY = Pi / 2.;
+  rotated->AddEllipsoid(e);
+  EXPECT_NEAR(rotated->LineIntegral({ { 10., -5., 500. } }, { { 0., 0., -1. } }), 40., 1e-9);
+  EXPECT_NEAR(rotated->Density({ { 10., -5., 3. + 39. } }), 0.5, 0.);
+  EXPECT_EQ(rotated->Density({ { 10. + 39., -5., 3. } }), 0.);
+}
+
+TEST(Phantom, ProjectionSourceGivesTheExactCentralRay)
+{
+  auto phantom = GeometricPhantom::New();
+  GeometricPhantom::Ellipsoid e;
+  e.density = 1.;
+  e.semiAxes = { { 30., 30., 30. } };
+  phantom->AddEllipsoid(e);
+  auto geometry = CircularGeometry(4);
+  auto projections = ProjectPhantom(geometry, phantom, 33, 2.); // pixel 16 is the centre
+  for (itk::IndexValueType k = 0; k < 4; ++k)
+  {
+    EXPECT_NEAR(projections->GetPixel({ { 16, 16, k } }), 60., 1e-4);
+    // Pixel 10 is 12 mm off centre on the detector, 8 mm at the isocenter (magnification 1.5):
+    // the ray's distance d to the centre satisfies d = 1000 * sin(atan(12/1500)).
+    const double d = 1000. * std::sin(std::atan(12. / 1500.));
+    EXPECT_NEAR(projections->GetPixel({ { 10, 16, k } }), 2. * std::sqrt(900. - d * d), 1e-3);
+  }
+}
+
+TEST(Phantom, SheppLoganVoxelization)
+{
+  auto phantom = GeometricPhantom::New();
+  phantom->SetToSheppLogan(64.);
+  EXPECT_EQ(phantom->GetEllipsoids().size(), 10u);
+  EXPECT_NEAR(phantom->Density({ { 0., 0., 0. } }), 2. - 0.98, 1e-12);
+  EXPECT_NEAR(phantom->Density({ { 0., 0., 0.9 * 64. } }), 2., 1e-12); // in the skull
+  auto volume = VoxelizedPhantom(phantom, 16, 8., 2);
+  const float centre = volume->GetPixel({ { 8, 8, 8 } });
+  EXPECT_GT(centre, 0.9f);
+  EXPECT_LT(centre, 1.1f);
+  EXPECT_EQ(volume->GetPixel({ { 0, 0, 0 } }), 0.f);
+}
+
+TEST(Phantom, ReadsEllipsoidsFromAFile)
+{
+  const std::string path = ::testing::TempDir() + "cbct_phantom.txt";
+  std::ofstream(path) << "# two ellipsoids\nellipsoid 1.0  0 0 0  40 50 30  15\n\nellipsoid -0.5 5 5 5 10 10 10 # inner\n";
+  auto phantom = GeometricPhantom::New();
+  phantom->ReadFromFile(path);
+  ASSERT_EQ(phantom->GetEllipsoids().size(), 2u);
+  EXPECT_NEAR(phantom->GetEllipsoids()[0].angleY, 15. * Pi / 180., 1e-12);
+  EXPECT_NEAR(phantom->Density({ { 5., 5., 5. } }), 0.5, 1e-12);
+  std::remove(path.c_str());
+}
+
+TEST(PhantomBadInput, FilesAndValues)
+{
+  auto phantom = GeometricPhantom::New();
+  const std::string path = ::testing::TempDir() + "cbct_bad_phantom.txt";
+  std::ofstream(path) << "ellipsoid 1 0 0 0 10 10\n";
+  try
+  {
+    phantom->ReadFromFile(path);
+    FAIL() << "no exception";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("line 1"), std::string::npos) << e.GetDescription();
+  }
+  std::ofstream(path) << "ellipsoid 1 0 0 0 10 -10 10\n";
+  EXPECT_THROW(phantom->ReadFromFile(path), itk::ExceptionObject);
+  std::ofstream(path) << "# nothing\n";
+  EXPECT_THROW(phantom->ReadFromFile(path), itk::ExceptionObject);
+  EXPECT_THROW(phantom->ReadFromFile(path + ".missing"), itk::ExceptionObject);
+  EXPECT_THROW(phantom->SetToSheppLogan(-1.), itk::ExceptionObject);
+  std::remove(path.c_str());
+}

@@ -1,0 +1,148 @@
+#ifndef cbctTestHelpers_h
+#define cbctTestHelpers_h
+
+// Small data made by the tests themselves: circular geometries, phantom projections, grids, and
+// image comparisons written so that NaN fails them.
+
+#include "cbctConstantImageSource.h"
+#include "cbctGeometricPhantom.h"
+#include "cbctPhantomProjectionSource.h"
+#include "cbctPhantomVolumeSource.h"
+#include "cbctThreeDCircularProjectionGeometry.h"
+
+#include <itkImage.h>
+#include <itkImageRegionConstIterator.h>
+#include <itkImageRegionIterator.h>
+
+#include <cmath>
+#include <limits>
+
+namespace cbct::test
+{
+
+using ImageType = itk::Image<float, 3>;
+
+/** `count` projections evenly over `arcDegrees` starting at `firstDegrees`. */
+inline ThreeDCircularProjectionGeometry::Pointer
+CircularGeometry(unsigned int count,
+                 double arcDegrees = 360.,
+                 double sid = 1000.,
+                 double sdd = 1500.,
+                 double projectionOffsetX = 0.,
+                 double projectionOffsetY = 0.,
+                 double firstDegrees = 0.)
+{
+  auto geometry = ThreeDCircularProjectionGeometry::New();
+  for (unsigned int k = 0; k < count; ++k)
+    geometry->AddProjection(sid, sdd, firstDegrees + k * arcDegrees / count, projectionOffsetX, projectionOffsetY);
+  return geometry;
+}
+
+/** A centred grid of `size`^3 voxels of `spacing` mm (or size x size x count for projections). */
+inline void
+CentredGrid(itk::GenerateImageSource<ImageType> * source, const ImageType::SizeType & size, double spacingU, double spacingV, double spacingW)
+{
+  ImageType::SpacingType spacing;
+  spacing[0] = spacingU;
+  spacing[1] = spacingV;
+  spacing[2] = spacingW;
+  ImageType::PointType origin;
+  for (unsigned int d = 0; d < 3; ++d)
+    origin[d] = -0.5 * (size[d] - 1.) * spacing[d];
+  source->SetSize(size);
+  source->SetSpacing(spacing);
+  source->SetOrigin(origin);
+}
+
+inline ImageType::Pointer
+ProjectPhantom(const ThreeDCircularProjectionGeometry * geometry,
+               const GeometricPhantom * phantom,
+               unsigned int detectorPixels,
+               double pixelMm,
+               double originShiftU = 0.)
+{
+  auto source = PhantomProjectionSource<ImageType>::New();
+  ImageType::SizeType size{ { detectorPixels, detectorPixels, geometry->GetNumberOfProjections() } };
+  CentredGrid(source, size, pixelMm, pixelMm, 1.);
+  auto origin = source->GetOrigin();
+  origin[0] += originShiftU;
+  origin[2] = 0.;
+  source->SetOrigin(origin);
+  source->SetGeometry(geometry);
+  source->SetPhantom(phantom);
+  source->Update();
+  return source->GetOutput();
+}
+
+inline ConstantImageSource<ImageType>::Pointer
+ZeroVolume(unsigned int voxels, double spacingMm)
+{
+  auto source = ConstantImageSource<ImageType>::New();
+  CentredGrid(source, ImageType::SizeType{ { voxels, voxels, voxels } }, spacingMm, spacingMm, spacingMm);
+  return source;
+}
+
+inline ImageType::Pointer
+VoxelizedPhantom(const GeometricPhantom * phantom, unsigned int voxels, double spacingMm, unsigned int supersampling)
+{
+  auto source = PhantomVolumeSource<ImageType>::New();
+  CentredGrid(source, ImageType::SizeType{ { voxels, voxels, voxels } }, spacingMm, spacingMm, spacingMm);
+  source->SetPhantom(phantom);
+  source->SetSupersampling(supersampling);
+  source->Update();
+  return source->GetOutput();
+}
+
+struct Quality
+{
+  double meanAbsoluteError = std::numeric_limits<double>::quiet_NaN();
+  double psnr = std::numeric_limits<double>::quiet_NaN();
+  std::size_t voxels = 0;
+};
+
+/** MAE and PSNR (peak `peak`, as RTK's tests) of `image` against `reference` over `region`.
+ * A NaN anywhere makes both NaN, which fails any threshold comparison. */
+inline Quality
+Compare(const ImageType * image, const ImageType * reference, const ImageType::RegionType & region, double peak = 2.)
+{
+  itk::ImageRegionConstIterator<ImageType> a(image, region), b(reference, region);
+  double absolute = 0., squared = 0.;
+  std::size_t n = 0;
+  for (; !a.IsAtEnd(); ++a, ++b, ++n)
+  {
+    const double d = static_cast<double>(a.Get()) - b.Get();
+    absolute += std::abs(d);
+    squared += d * d;
+  }
+  Quality q;
+  q.voxels = n;
+  if (n == 0)
+    return q;
+  q.meanAbsoluteError = absolute / n;
+  q.psnr = 20. * std::log10(peak) - 10. * std::log10(squared / n);
+  return q;
+}
+
+/** Relative L2 difference ||a - b|| / ||b|| over the whole images; NaN if any value is NaN, so a
+ * comparison `< threshold` fails. (L2 rather than the largest difference: the texture-faithful
+ * interpolation rounds weights to 1/256, and a perturbation of a matrix in its last bit may move one
+ * sample across a rounding boundary.) */
+inline double
+RelativeDifference(const ImageType * a, const ImageType * b)
+{
+  itk::ImageRegionConstIterator<ImageType> ia(a, a->GetBufferedRegion()), ib(b, b->GetBufferedRegion());
+  double difference = 0., norm = 0.;
+  for (; !ia.IsAtEnd(); ++ia, ++ib)
+  {
+    const double d = static_cast<double>(ia.Get()) - ib.Get();
+    if (std::isnan(d))
+      return std::numeric_limits<double>::quiet_NaN();
+    difference += d * d;
+    norm += static_cast<double>(ib.Get()) * ib.Get();
+  }
+  return norm > 0. ? std::sqrt(difference / norm) : std::sqrt(difference);
+}
+
+} // namespace cbct::test
+
+#endif
