@@ -1,0 +1,461 @@
+// cbct-fdk: Feldkamp-Davis-Kress reconstruction of a cone-beam projection stack, on the CPU or
+// with CUDA, in the spirit of RTK's rtkfdk.
+#include "cbctAppSupport.h"
+#include "cbctConfiguration.h"
+#include "cbctConstantImageSource.h"
+#include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctRampFilterResponse.h"
+#include "cbctThreeDCircularProjectionGeometryXMLFileReader.h"
+
+#include <itkImage.h>
+#include <itkImageAlgorithm.h>
+#include <itkImageRegionSplitterDirection.h>
+#include <itkRegularExpressionSeriesFileNames.h>
+#include <itkStreamingImageFilter.h>
+
+#include <iomanip>
+
+// The CUDA path is compiled where the build has CUDA and the CUDA FDK filter exists.
+#if CBCT_USE_CUDA && __has_include("cbctCudaFDKConeBeamReconstructionFilter.h")
+#  define CBCT_FDK_WITH_CUDA 1
+#  include "cbctCudaDevice.h"
+#  include "cbctCudaFDKConeBeamReconstructionFilter.h"
+#  include "cbctCudaImage.h"
+#else
+#  define CBCT_FDK_WITH_CUDA 0
+#endif
+
+namespace
+{
+using namespace cbct::apps;
+
+struct Options
+{
+  // As given on the command line.
+  std::string geometry;
+  std::string projections;
+  std::string path;
+  std::string regexp;
+  bool numericSort = false;
+  int subMatch = 0;
+  std::string newSpacing;
+  std::string newOrigin;
+  std::string output;
+  std::string dimension = "256";
+  std::string spacing = "1";
+  std::string origin;
+  std::string window = "ramlak";
+  double cutOff = 1.;
+  bool noDisplaced = false;
+  long long divisions = 1;
+  std::string hardware = "auto";
+  int threads = 0;
+  bool verbose = false;
+
+  // Checked and parsed by Validate().
+  std::vector<unsigned int> sizes;
+  std::vector<double> spacings;
+  std::vector<double> origins;
+  std::vector<double> projectionSpacing; // empty: keep the files'
+  std::vector<double> projectionOrigin;  // empty: keep the files'
+  cbct::RampWindow rampWindow = cbct::RampWindow::RamLak;
+};
+
+/** Checks every option before any file is read; fills the parsed fields. */
+void
+Validate(Options & o)
+{
+  ApplyThreads(o.threads);
+  CheckReadableFile("--geometry", o.geometry, "geometry file");
+  const bool single = !o.projections.empty();
+  const bool series = !o.path.empty() || !o.regexp.empty();
+  if (single && series)
+    throw Error("--projections and --path/--regexp: give either one projections file or a directory and a "
+                "regular expression, not both");
+  if (!single && !series)
+    throw Error("no projections: give --projections FILE, or --path DIR with --regexp REGEX");
+  if (single)
+    CheckReadableFile("--projections", o.projections, "image file");
+  else
+  {
+    if (o.path.empty())
+      o.path = ".";
+    if (!itksys::SystemTools::FileIsDirectory(o.path))
+      Bad("--path", Quoted(o.path), "an existing directory");
+    if (o.regexp.empty())
+      Bad("--regexp", "empty", "a regular expression matching the projection files' names in --path");
+    if (o.subMatch < 0)
+      Bad("--submatch", o.subMatch, "an integer >= 0");
+  }
+  if (!o.newSpacing.empty())
+    o.projectionSpacing = ParsePositives("--new-spacing", o.newSpacing, 2);
+  if (!o.newOrigin.empty())
+    o.projectionOrigin = ParsePoint("--new-origin", o.newOrigin, 2);
+  CheckImageOutput("--output", o.output);
+  o.sizes = ParseSizes("--dimension", o.dimension, 3);
+  o.spacings = ParsePositives("--spacing", o.spacing, 3);
+  if (o.origin.empty())
+  {
+    o.origins.clear();
+    for (unsigned int d = 0; d < 3; ++d)
+      o.origins.push_back(-0.5 * (o.sizes[d] - 1.) * o.spacings[d]);
+  }
+  else
+    o.origins = ParsePoint("--origin", o.origin, 3);
+  try
+  {
+    o.rampWindow = cbct::ParseRampWindow(o.window);
+  }
+  catch (const itk::ExceptionObject &)
+  {
+    Bad("--window", Quoted(o.window), "one of ramlak, shepplogan, cosine, hamming, hann");
+  }
+  if (!std::isfinite(o.cutOff) || !(o.cutOff > 0.) || o.cutOff > 1.)
+    Bad("--cutoff", o.cutOff, "a fraction of the Nyquist frequency in (0, 1]");
+  if (o.divisions < 1 || o.divisions > 100000)
+    Bad("--divisions", o.divisions, "an integer >= 1");
+  if (o.hardware != "cpu" && o.hardware != "cuda" && o.hardware != "auto")
+    Bad("--hardware", Quoted(o.hardware), "cpu, cuda or auto");
+}
+
+enum class Hardware
+{
+  Cpu,
+  Cuda
+};
+
+/** The hardware to use for --hardware, and in `why` a sentence for --verbose. */
+Hardware
+ChooseHardware(const Options & o, std::string & why)
+{
+  if (o.hardware == "cpu")
+  {
+    why = "CPU (--hardware cpu)";
+    return Hardware::Cpu;
+  }
+#if CBCT_FDK_WITH_CUDA
+  std::string device;
+  const bool available = cbct::CudaDeviceAvailable(&device);
+  if (o.hardware == "cuda")
+  {
+    if (!available)
+      throw Error("--hardware cuda: no CUDA device is available" + (device.empty() ? std::string() : " (" + device + ")"));
+    why = "CUDA (" + device + ")";
+    return Hardware::Cuda;
+  }
+  if (available)
+  {
+    why = "CUDA (" + device + "; --hardware auto)";
+    return Hardware::Cuda;
+  }
+  why = "CPU (no CUDA device" + (device.empty() ? std::string() : ": " + device) + "; --hardware auto)";
+  return Hardware::Cpu;
+#else
+  if (o.hardware == "cuda")
+  {
+#  if CBCT_USE_CUDA
+    throw Error("--hardware cuda: this build has no CUDA FDK filter yet");
+#  else
+    throw Error("--hardware cuda: this build has no CUDA (configure with nvcc available)");
+#  endif
+  }
+  why = "CPU (this build has no CUDA; --hardware auto)";
+  return Hardware::Cpu;
+#endif
+}
+
+cbct::ThreeDCircularProjectionGeometry::Pointer
+ReadGeometry(const std::string & path)
+{
+  auto reader = cbct::ThreeDCircularProjectionGeometryXMLFileReader::New();
+  reader->SetFilename(path);
+  try
+  {
+    reader->GenerateOutputInformation();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error(std::string("--geometry: ") + e.GetDescription());
+  }
+  return reader->GetGeometry();
+}
+
+/** The projection files: the one of --projections, or those in --path matching --regexp, sorted. */
+std::vector<std::string>
+ProjectionFiles(const Options & o)
+{
+  if (!o.projections.empty())
+    return { o.projections };
+  auto names = itk::RegularExpressionSeriesFileNames::New();
+  names->SetDirectory(o.path);
+  names->SetRegularExpression(o.regexp);
+  names->SetSubMatch(static_cast<unsigned int>(o.subMatch));
+  names->SetNumericSort(o.numericSort);
+  const std::vector<std::string> files = names->GetFileNames();
+  if (files.empty())
+    Bad("--regexp", Quoted(o.regexp), "a regular expression matching files in --path " + o.path + " (none matched)");
+  return files;
+}
+
+/** Reads the projection files and stacks them along the third axis (a 2D file is one projection, a
+ * 3D file as many as its slices). The stack's third axis is the projection index: spacing 1, origin 0.
+ * (itk::ImageSeriesReader makes every file one slice, so it cannot stack files of several projections.) */
+template <typename TImage>
+typename TImage::Pointer
+ReadProjections(const Options & o, std::size_t & fileCount)
+{
+  const std::vector<std::string> files = ProjectionFiles(o);
+  fileCount = files.size();
+  const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
+  std::vector<typename TImage::Pointer> images;
+  itk::SizeValueType total = 0;
+  for (const std::string & file : files)
+  {
+    auto image = ReadImage<TImage>(option, file);
+    const auto & first = images.empty() ? image : images.front();
+    const auto size = image->GetLargestPossibleRegion().GetSize();
+    const auto firstSize = first->GetLargestPossibleRegion().GetSize();
+    for (unsigned int d = 0; d < 2; ++d)
+    {
+      const bool sameSize = size[d] == firstSize[d];
+      const bool sameSpacing = std::abs(image->GetSpacing()[d] - first->GetSpacing()[d]) <= 1e-6 * first->GetSpacing()[d];
+      const bool sameOrigin = std::abs(image->GetOrigin()[d] - first->GetOrigin()[d]) <= 1e-3 * first->GetSpacing()[d];
+      if (!sameSize || !sameSpacing || !sameOrigin)
+      {
+        std::ostringstream what;
+        what << "projection file " << file << " has " << size[0] << " x " << size[1] << " pixels of "
+             << image->GetSpacing()[0] << " x " << image->GetSpacing()[1] << " mm at (" << image->GetOrigin()[0] << ", "
+             << image->GetOrigin()[1] << ") mm; the first file " << files.front() << " has " << firstSize[0] << " x "
+             << firstSize[1] << " of " << first->GetSpacing()[0] << " x " << first->GetSpacing()[1] << " mm at ("
+             << first->GetOrigin()[0] << ", " << first->GetOrigin()[1] << ") mm";
+        throw Error(option + ": " + what.str());
+      }
+    }
+    total += size[2];
+    images.push_back(image);
+  }
+
+  typename TImage::Pointer stack;
+  if (images.size() == 1)
+    stack = images.front();
+  else
+  {
+    stack = TImage::New();
+    const auto & first = images.front();
+    typename TImage::RegionType region = first->GetLargestPossibleRegion();
+    region.SetIndex(2, 0);
+    region.SetSize(2, total);
+    stack->SetRegions(region);
+    stack->SetSpacing(first->GetSpacing());
+    stack->SetOrigin(first->GetOrigin());
+    stack->SetDirection(first->GetDirection());
+    stack->Allocate();
+    itk::IndexValueType next = 0;
+    for (const auto & image : images)
+    {
+      const auto & from = image->GetLargestPossibleRegion();
+      typename TImage::RegionType to = from;
+      to.SetIndex(0, region.GetIndex(0));
+      to.SetIndex(1, region.GetIndex(1));
+      to.SetIndex(2, next);
+      itk::ImageAlgorithm::Copy(image.GetPointer(), stack.GetPointer(), from, to);
+      next += static_cast<itk::IndexValueType>(from.GetSize(2));
+    }
+  }
+  // The third axis indexes projections.
+  auto spacing = stack->GetSpacing();
+  auto origin = stack->GetOrigin();
+  spacing[2] = 1.;
+  origin[2] = 0.;
+  for (unsigned int d = 0; d < 2 && !o.projectionSpacing.empty(); ++d)
+    spacing[d] = o.projectionSpacing[d];
+  for (unsigned int d = 0; d < 2 && !o.projectionOrigin.empty(); ++d)
+    origin[d] = o.projectionOrigin[d];
+  stack->SetSpacing(spacing);
+  stack->SetOrigin(origin);
+  auto region = stack->GetLargestPossibleRegion();
+  if (region.GetIndex(2) != 0)
+  {
+    region.SetIndex(2, 0);
+    stack->SetRegions(region);
+  }
+  return stack;
+}
+
+/** The whole pipeline for one image type and FDK filter (CPU: itk::Image and
+ * cbct::FDKConeBeamReconstructionFilter; CUDA: cbct::CudaImage and its CUDA FDK filter). */
+template <class TImage, class TFDK>
+int
+Reconstruct(const Options & o)
+{
+  Stopwatch total;
+  Stopwatch clock;
+  auto geometry = ReadGeometry(o.geometry);
+  const double geometrySeconds = clock.Seconds();
+  if (o.verbose)
+    std::cout << "cbct-fdk: read geometry " << o.geometry << ": " << geometry->GetNumberOfProjections()
+              << " projections (" << FormatSeconds(geometrySeconds) << ")" << std::endl;
+
+  clock.Restart();
+  std::size_t files = 0;
+  typename TImage::Pointer projections = ReadProjections<TImage>(o, files);
+  const double readSeconds = clock.Seconds();
+  const auto psize = projections->GetLargestPossibleRegion().GetSize();
+  if (o.verbose)
+    std::cout << "cbct-fdk: read projections: " << psize[0] << " x " << psize[1] << " pixels of "
+              << projections->GetSpacing()[0] << " x " << projections->GetSpacing()[1] << " mm x " << psize[2]
+              << " projections from " << files << " file" << (files == 1 ? "" : "s") << " ("
+              << FormatSeconds(readSeconds) << ")" << std::endl;
+
+  auto grid = cbct::ConstantImageSource<TImage>::New();
+  typename TImage::SizeType size;
+  typename TImage::SpacingType spacing;
+  typename TImage::PointType origin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    size[d] = o.sizes[d];
+    spacing[d] = o.spacings[d];
+    origin[d] = o.origins[d];
+  }
+  grid->SetSize(size);
+  grid->SetSpacing(spacing);
+  grid->SetOrigin(origin);
+  grid->SetConstant(0.f);
+
+  auto fdk = TFDK::New();
+  fdk->SetInput(0, grid->GetOutput());
+  fdk->SetProjections(projections);
+  fdk->SetGeometry(geometry);
+  fdk->GetRampFilter()->SetWindow(o.rampWindow);
+  fdk->GetRampFilter()->SetCutOff(o.cutOff);
+  fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(!o.noDisplaced);
+  try
+  {
+    fdk->UpdateOutputInformation(); // checks the geometry against the projections before the work
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string projectionsOption = o.projections.empty() ? "--path/--regexp" : "--projections " + o.projections;
+    throw Error(projectionsOption + " with --geometry " + o.geometry + ": " + WithoutItkPrefix(e.GetDescription()));
+  }
+
+  // Slabs along y, the rotation axis: each slab then needs only the projection rows it projects
+  // onto, so the projections are weighted and filtered about once in all.
+  auto streamer = itk::StreamingImageFilter<TImage, TImage>::New();
+  streamer->SetInput(fdk->GetOutput());
+  streamer->SetNumberOfStreamDivisions(static_cast<unsigned int>(o.divisions));
+  auto splitter = itk::ImageRegionSplitterDirection::New();
+  splitter->SetDirection(2); // never split along z: the slowest remaining axis is y
+  streamer->SetRegionSplitter(splitter);
+  const unsigned int slabs =
+    splitter->GetNumberOfSplits(fdk->GetOutput()->GetLargestPossibleRegion(), static_cast<unsigned int>(o.divisions));
+
+  if (o.verbose)
+  {
+    const auto scan = fdk->GetWeightFilter()->ComputeScanParameters();
+    const double range = geometry->GetAngularRange() * 180. / 3.14159265358979323846;
+    bool displaced = false;
+    for (unsigned int k = 0; k < geometry->GetNumberOfProjections() && !displaced; ++k)
+      displaced = fdk->GetWeightFilter()->DisplacedExtent(projections, k).first > 0.;
+    std::ostringstream degrees;
+    degrees << std::fixed << std::setprecision(1) << range;
+    std::cout << "cbct-fdk: " << (scan.shortScan ? "short scan" : "full scan") << " over " << degrees.str() << " deg"
+              << (scan.shortScan ? " (Parker weights)" : "")
+              << (displaced && !scan.shortScan
+                    ? (o.noDisplaced ? ", displaced detector (weighting off: --no-displaced)" : ", displaced detector (weighted)")
+                    : "")
+              << "; " << cbct::RampWindowName(o.rampWindow) << " window, cut-off " << o.cutOff
+              << std::endl;
+    std::cout << "cbct-fdk: volume " << size[0] << " x " << size[1] << " x " << size[2] << " voxels of " << spacing[0]
+              << " x " << spacing[1] << " x " << spacing[2] << " mm from (" << origin[0] << ", " << origin[1] << ", "
+              << origin[2] << ") mm, in " << slabs << " slab" << (slabs == 1 ? "" : "s") << std::endl;
+  }
+
+  auto bar = ProgressBar::Attach(fdk, "cbct-fdk", slabs);
+  if (bar)
+  {
+    // Weights as the FDK filter's own progress accumulator gives them.
+    bar->AddStage(fdk->GetWeightFilter(), "weighting", 0.05);
+    bar->AddStage(fdk->GetRampFilter(), "ramp filtering", 0.15);
+    bar->AddStage(fdk->GetBackProjectionFilter(), "backprojection", 0.8);
+  }
+  clock.Restart();
+  streamer->Update();
+  const double reconstructionSeconds = clock.Seconds();
+  if (o.verbose)
+    std::cout << "cbct-fdk: weighting " << FormatSeconds(fdk->GetWeightingTime()) << ", ramp filtering "
+              << FormatSeconds(fdk->GetFilteringTime()) << ", backprojection " << FormatSeconds(fdk->GetBackProjectionTime())
+              << " (reconstruction " << FormatSeconds(reconstructionSeconds) << ")" << std::endl;
+
+  clock.Restart();
+  WriteImage("--output", streamer->GetOutput(), o.output);
+  if (o.verbose)
+  {
+    std::cout << "cbct-fdk: wrote " << o.output << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
+    std::cout << "cbct-fdk: total " << FormatSeconds(total.Seconds()) << std::endl;
+  }
+  return 0;
+}
+
+int
+Fdk(Options & o)
+{
+  Validate(o);
+  std::string why;
+  const Hardware hardware = ChooseHardware(o, why);
+  if (o.verbose)
+    std::cout << "cbct-fdk: hardware: " << why << ", " << itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()
+              << " CPU threads" << std::endl;
+#if CBCT_FDK_WITH_CUDA
+  if (hardware == Hardware::Cuda)
+  {
+    using CudaImageType = cbct::CudaImage<float, 3>;
+    return Reconstruct<CudaImageType, cbct::CudaFDKConeBeamReconstructionFilter<CudaImageType>>(o);
+  }
+#endif
+  (void)hardware;
+  using ImageType = itk::Image<float, 3>;
+  return Reconstruct<ImageType, cbct::FDKConeBeamReconstructionFilter<ImageType>>(o);
+}
+} // namespace
+
+int
+main(int argc, char ** argv)
+{
+  Options o;
+  CLI::App app{ "Reconstructs a volume from cone-beam projections with Feldkamp-Davis-Kress (FDK): cosine and "
+                "redundancy weighting, ramp filtering, voxel-driven backprojection.\n"
+                "Short scans (less than a full turn) are detected from the geometry and get Parker weights; a "
+                "detector displaced sideways in a full scan gets displaced-detector weights (--no-displaced "
+                "switches those off). Projections are line integrals; the volume is attenuation per mm.",
+                "cbct-fdk" };
+  app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML)")->required();
+  app.add_option("--projections", o.projections, "Projection stack, one file (.mha, .nrrd, .nii, .tif, ...)");
+  app.add_option("-p,--path", o.path, "Directory of the projection files (with --regexp)");
+  app.add_option("-r,--regexp", o.regexp, "Regular expression selecting the projection files in --path; 2D files "
+                                          "are one projection each, 3D files stack all their slices");
+  app.add_flag("--nsort", o.numericSort, "Sort the files numerically on --submatch instead of alphabetically");
+  app.add_option("--submatch", o.subMatch, "Sub-match of --regexp used for sorting (0: the whole name)")
+    ->capture_default_str();
+  app.add_option("--new-spacing", o.newSpacing, "Replace the projections' pixel spacing (mm): s or U,V (for formats "
+                                                "without it, e.g. TIFF)");
+  app.add_option("--new-origin", o.newOrigin, "Replace the projections' origin (mm): U,V, the centre of the first "
+                                              "pixel (for formats without it, e.g. TIFF)");
+  app.add_option("-o,--output", o.output, "Output volume (.mha, .nrrd, .nii, .tif, ...)")->required();
+  app.add_option("--dimension", o.dimension, "Volume size in voxels: N or X,Y,Z")->capture_default_str();
+  app.add_option("--spacing", o.spacing, "Voxel size (mm): s or X,Y,Z")->capture_default_str();
+  app.add_option("--origin", o.origin, "Centre of the first voxel (mm): X,Y,Z (default: the volume is centred on "
+                                       "the isocenter, -(N-1)/2 * spacing)");
+  app.add_option("--window", o.window, "Ramp filter window: ramlak, shepplogan, cosine, hamming or hann")
+    ->capture_default_str();
+  app.add_option("--cutoff", o.cutOff, "Ramp filter cut-off as a fraction of Nyquist, in (0, 1]")->capture_default_str();
+  app.add_flag("--no-displaced", o.noDisplaced, "Switch off displaced-detector weighting (an off-centre detector that "
+                                                "still sees the whole object)");
+  app.add_option("--divisions", o.divisions, "Reconstruct in this many slabs along y (bounds the memory)")
+    ->capture_default_str();
+  app.add_option("--hardware", o.hardware, "cpu, cuda or auto (CUDA when this build has it and a device is present)")
+    ->capture_default_str();
+  app.add_flag("-v,--verbose", o.verbose, "Print what is done and each stage's time");
+  AddCommonOptions(app, o.threads);
+  return Run(app, argc, argv, [&] { return Fdk(o); });
+}
