@@ -1,0 +1,82 @@
+# ctest tests of the command-line apps, included from examples/CMakeLists.txt when BUILD_TESTING is on
+# (the top-level CMakeLists.txt calls enable_testing() before adding examples/).
+find_program(CBCT_BASH bash REQUIRED)
+set(cbct_app_tests ${PROJECT_SOURCE_DIR}/test/apps)
+set(cbct_app_work ${CMAKE_BINARY_DIR}/test/apps)
+set(cbct_bin $<TARGET_FILE_DIR:cbct-fdk>)
+
+# --help on every app: usage on stdout, exit code 0.
+foreach(app IN LISTS cbct_apps)
+  add_test(NAME apps.${app}.help COMMAND ${CBCT_BASH} ${cbct_app_tests}/expect_help.sh $<TARGET_FILE:${app}>)
+endforeach()
+
+# simulate -> fdk -> compare through .nrrd, .nii, .tif and .mha, one file or a directory of files.
+add_test(NAME apps.end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/end_to_end.sh ${cbct_bin} ${cbct_app_work}/end_to_end)
+set_tests_properties(apps.end_to_end PROPERTIES TIMEOUT 300)
+
+# Bad input: exit code 1 and one line "APP: error: ..." naming the option and the value. (In the
+# patterns '.' stands for the ';' of "X is V; expected E": a ';' would split the CMake argument.)
+add_test(NAME apps.bad_input.setup
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/make_inputs.sh ${cbct_bin} ${cbct_app_work}/bad_input)
+set_tests_properties(apps.bad_input.setup PROPERTIES FIXTURES_SETUP cbct_bad_input)
+
+# cbct_bad_input_test(NAME APP PATTERN ARGUMENTS...)
+function(cbct_bad_input_test name app pattern)
+  add_test(NAME apps.bad_input.${name}
+    COMMAND ${CBCT_BASH} ${cbct_app_tests}/expect_error.sh ${app} "${pattern}" $<TARGET_FILE:${app}> ${ARGN}
+    WORKING_DIRECTORY ${cbct_app_work}/bad_input)
+  set_tests_properties(apps.bad_input.${name} PROPERTIES FIXTURES_REQUIRED cbct_bad_input)
+endfunction()
+
+set(fdk_inputs -g g10.xml --projections p10.mha -o out.mha --dimension 16 --spacing 8)
+cbct_bad_input_test(simulate_nproj_0 cbct-simulate "--nproj is 0. expected an integer >= 1"
+  -g out.xml -o out.mha --nproj 0)
+cbct_bad_input_test(simulate_sid_negative cbct-simulate "--sid is -5. expected a source-to-isocenter distance > 0"
+  -g out.xml -o out.mha --sid -5)
+cbct_bad_input_test(simulate_detector_size cbct-simulate "--detector-size is '12,x'. expected an integer N >= 1 or U,V"
+  -g out.xml -o out.mha --detector-size 12,x)
+cbct_bad_input_test(simulate_unknown_option cbct-simulate "--bogus"
+  -g out.xml -o out.mha --bogus 3)
+cbct_bad_input_test(simulate_missing_phantom_file cbct-simulate "--phantom is 'nophantom.txt'. expected an existing ellipsoid file"
+  -g out.xml -o out.mha --phantom nophantom.txt)
+cbct_bad_input_test(fdk_missing_geometry cbct-fdk "--geometry is 'missing.xml'. expected an existing geometry file \\(no such file\\)"
+  -g missing.xml --projections p10.mha -o out.mha)
+cbct_bad_input_test(fdk_malformed_geometry cbct-fdk "--geometry: mismatched tag.*malformed.xml"
+  -g malformed.xml --projections p10.mha -o out.mha)
+cbct_bad_input_test(fdk_projection_count cbct-fdk "--projections p12.mha with --geometry g10.xml: number of projection images is 12. expected the geometry's number of projections \\(10\\)"
+  -g g10.xml --projections p12.mha -o out.mha --dimension 16 --spacing 8)
+cbct_bad_input_test(fdk_unreadable_projections cbct-fdk "--projections is 'garbage.mha'. expected an image ITK can read"
+  -g g10.xml --projections garbage.mha -o out.mha)
+cbct_bad_input_test(fdk_missing_projections cbct-fdk "--projections is 'nothing.mha'. expected an existing image file"
+  -g g10.xml --projections nothing.mha -o out.mha)
+cbct_bad_input_test(fdk_no_matching_files cbct-fdk "--regexp is 'nothing_.*'. expected a regular expression matching files in --path . \\(none matched\\)"
+  -g g10.xml --path . --regexp "nothing_.*" -o out.mha)
+cbct_bad_input_test(fdk_window cbct-fdk "--window is 'gaussian'. expected one of ramlak, shepplogan, cosine, hamming, hann"
+  ${fdk_inputs} --window gaussian)
+cbct_bad_input_test(fdk_cutoff cbct-fdk "--cutoff is 2. expected a fraction of the Nyquist frequency in \\(0, 1\\]"
+  ${fdk_inputs} --cutoff 2)
+cbct_bad_input_test(fdk_dimension cbct-fdk "--dimension is '0'. expected an integer N >= 1 or X,Y,Z"
+  -g g10.xml --projections p10.mha -o out.mha --dimension 0)
+cbct_bad_input_test(fdk_output_format cbct-fdk "--output is 'out.xyz'. expected an image file name whose extension names a format"
+  -g g10.xml --projections p10.mha -o out.xyz)
+cbct_bad_input_test(fdk_hardware cbct-fdk "--hardware is 'gpu'. expected cpu, cuda or auto"
+  ${fdk_inputs} --hardware gpu)
+if(NOT CBCT_USE_CUDA)
+  cbct_bad_input_test(fdk_hardware_cuda_in_cpu_build cbct-fdk
+    "^cbct-fdk: error: --hardware cuda: this build has no CUDA \\(configure with nvcc available\\)$"
+    ${fdk_inputs} --hardware cuda)
+endif()
+cbct_bad_input_test(compare_missing_input cbct-compare "--input is 'missing.mha'. expected an existing image file"
+  -i missing.mha)
+cbct_bad_input_test(compare_supersampling cbct-compare "--supersampling is 0. expected an integer from 1 to 16"
+  -i p10.mha --supersampling 0)
+cbct_bad_input_test(slices_window cbct-slices "--max is 0.5. expected a value > --min"
+  -i p10.mha -o out.png --min 1 --max 0.5)
+
+# The installed package: cmake --install, then an outside project does find_package(ConeBeamCT),
+# links ConeBeamCT::ConeBeamCT, builds and runs (reader -> FDK -> writer, as in the README).
+add_test(NAME apps.installed_package
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/install_test.sh ${CMAKE_BINARY_DIR} ${cbct_app_work}/installed_package
+          ${CMAKE_COMMAND} ${CMAKE_GENERATOR} ${CMAKE_CXX_COMPILER} ${cbct_app_work}/bad_input)
+set_tests_properties(apps.installed_package PROPERTIES FIXTURES_REQUIRED cbct_bad_input TIMEOUT 600)
