@@ -1,0 +1,67 @@
+# Shared by scripts/demo.sh and scripts/test.sh (sourced, not run): finds the repository, installs
+# what a fresh Debian 12 machine lacks, configures and builds in build/. Safe to run again.
+
+CBCT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CBCT_BUILD=${CBCT_BUILD:-$CBCT_ROOT/build}
+CBCT_PACKAGES=(cmake ninja-build g++ libinsighttoolkit5-dev libcli11-dev libgtest-dev)
+
+cbct_log() {
+  echo "== $*"
+}
+
+# Installs the Debian packages of CBCT_PACKAGES that are missing (apt-get, as root or through sudo).
+cbct_install_dependencies() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    cbct_log "not a Debian system: skipping package installation (needs: ${CBCT_PACKAGES[*]})"
+    return 0
+  fi
+  local missing=() package
+  for package in "${CBCT_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$package")
+    fi
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    cbct_log "packages: all installed"
+    return 0
+  fi
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo=(sudo)
+    else
+      echo "error: missing packages ${missing[*]}, and not root and no sudo to install them" >&2
+      return 1
+    fi
+  fi
+  cbct_log "installing ${missing[*]}"
+  "${sudo[@]}" apt-get update
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# Configures build/ (Release, Ninja; CUDA when nvcc is found) unless it is configured already.
+cbct_configure() {
+  if [ -f "$CBCT_BUILD/CMakeCache.txt" ]; then
+    cbct_log "configure: $CBCT_BUILD (already configured; re-running CMake)"
+    cmake -S "$CBCT_ROOT" -B "$CBCT_BUILD"
+  else
+    cbct_log "configure: $CBCT_BUILD"
+    cmake -S "$CBCT_ROOT" -B "$CBCT_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  fi
+  if grep -q '^CBCT_USE_CUDA:BOOL=ON' "$CBCT_BUILD/CMakeCache.txt"; then
+    cbct_log "CUDA: on"
+  else
+    cbct_log "CUDA: off (no nvcc found)"
+  fi
+}
+
+# Builds the given targets (all when none); CBCT_JOBS sets the parallelism (default: all cores).
+cbct_build() {
+  local jobs=${CBCT_JOBS:-$(nproc 2>/dev/null || echo 2)}
+  local targets=()
+  if [ $# -gt 0 ]; then
+    targets=(--target "$@")
+  fi
+  cbct_log "build: ${*:-all} (-j $jobs)"
+  cmake --build "$CBCT_BUILD" -j "$jobs" "${targets[@]}"
+}
