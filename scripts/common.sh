@@ -50,6 +50,8 @@ cbct_configure() {
   fi
   if grep -q '^CBCT_USE_CUDA:BOOL=ON' "$CBCT_BUILD/CMakeCache.txt"; then
     cbct_log "CUDA: on"
+  elif grep -q '^CMAKE_CUDA_COMPILER:FILEPATH=/' "$CBCT_BUILD/CMakeCache.txt"; then
+    cbct_log "CUDA: off (switched off in $CBCT_BUILD: CBCT_USE_CUDA=OFF)"
   else
     cbct_log "CUDA: off (no nvcc found)"
   fi
