@@ -36,7 +36,7 @@ cbct_install_dependencies() {
   fi
   cbct_log "installing ${missing[*]}"
   "${sudo[@]}" apt-get update
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y "${missing[@]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
 }
 
 # Configures build/ (Release, Ninja; CUDA when nvcc is found) unless it is configured already.
