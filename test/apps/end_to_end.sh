@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End to end: cbct-simulate -> cbct-fdk -> cbct-compare on a small problem (64^3 voxels of 2 mm from
 # 60 projections of 96 x 96 pixels of 2 mm), through several file formats (.nrrd, .nii, .tif, .mha)
-# and both ways of giving projections (one file; a directory and a regular expression), and
-# cbct-slices. Asserts the central-region MAE against the 2x2x2-supersampled phantom.
+# and both ways of giving projections (one file; a directory and a regular expression, of 3D or 2D
+# files), and cbct-slices. Asserts the central-region MAE against the 2x2x2-supersampled phantom.
 # Usage: end_to_end.sh BINDIR WORKDIR
 set -eu
 bin=$1
@@ -55,6 +55,17 @@ echo "== projections as two files of 30 in a directory, read with --path/--regex
   -g series/half1.xml -o series/proj_001.mha
 "$bin/cbct-fdk" -g geometry.xml --path series --regexp 'proj_[0-9]+\.mha$' "${grid[@]}" -o fdk-series.mha --verbose
 check_quality fdk-series.mha "series -> mha"
+
+echo "== projections as 60 2D files (MetaImage headers over slices of one raw file), sorted numerically"
+mkdir -p 2d
+"$bin/cbct-simulate" "${scan[@]}" -g geometry-2d.xml -o projections.mhd
+bytes=$((96 * 96 * 4))
+for k in $(seq 0 59); do
+  dd if=projections.raw of="2d/p$k.raw" bs=$bytes skip=$k count=1 status=none
+  printf 'ObjectType = Image\nNDims = 2\nBinaryData = True\nBinaryDataByteOrderMSB = False\nElementSpacing = 2 2\nOffset = -95 -95\nDimSize = 96 96\nElementType = MET_FLOAT\nElementDataFile = p%d.raw\n' "$k" >"2d/p$k.mhd"
+done
+"$bin/cbct-fdk" -g geometry-2d.xml --path 2d --regexp 'p([0-9]+)\.mhd$' --nsort --submatch 1 "${grid[@]}" -o fdk-2d.mha
+check_quality fdk-2d.mha "2D files -> mha"
 
 echo "== volume in .tif, shown by cbct-slices"
 "$bin/cbct-fdk" -g geometry.xml --projections projections.nrrd "${grid[@]}" --hardware cpu -o fdk.tif
