@@ -227,17 +227,21 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerate
   const auto * data = projections->GetBufferPointer();
   itk::TotalProgressReporter progress(this, output->GetRequestedRegion().GetNumberOfPixels());
 
+  // Runs of BackProjectionRun voxels along z, aligned to absolute z, each stepped from its first
+  // voxel exactly as the CUDA kernel steps them (see cbctFDKBackProjection.hcu).
   const auto width = region.GetSize(0);
-  std::vector<float> sum(width);
+  const int zFirst = static_cast<int>(region.GetIndex(2));
+  const int zEnd = zFirst + static_cast<int>(region.GetSize(2));
+  std::vector<float> sum(width * BackProjectionRun);
   auto index = region.GetIndex();
-  for (itk::SizeValueType z = 0; z < region.GetSize(2); ++z)
+  for (itk::SizeValueType y = 0; y < region.GetSize(1); ++y)
   {
-    for (itk::SizeValueType y = 0; y < region.GetSize(1); ++y)
+    index[1] = region.GetIndex(1) + static_cast<itk::IndexValueType>(y);
+    const float fy = static_cast<float>(index[1]);
+    for (int run = RunStart(zFirst); run < zEnd; run += BackProjectionRun)
     {
-      index[1] = region.GetIndex(1) + static_cast<itk::IndexValueType>(y);
-      index[2] = region.GetIndex(2) + static_cast<itk::IndexValueType>(z);
       std::fill(sum.begin(), sum.end(), 0.f);
-      const float fy = static_cast<float>(index[1]), fz = static_cast<float>(index[2]);
+      const float fz = static_cast<float>(run);
       for (std::size_t k = 0; k < m_Matrices.size(); ++k)
       {
         const float * m = m_Matrices[k].matrix;
@@ -245,31 +249,39 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerate
         for (itk::SizeValueType x = 0; x < width; ++x)
         {
           const float fx = static_cast<float>(region.GetIndex(0) + static_cast<itk::IndexValueType>(x));
-          const float hu = m[0] * fx + m[1] * fy + m[2] * fz + m[3];
-          const float hv = m[4] * fx + m[5] * fy + m[6] * fz + m[7];
-          const float hw = m[8] * fx + m[9] * fy + m[10] * fz + m[11];
-          if (!(hw < 0.f))
-            continue; // behind the source
-          const float inv = 1.f / hw;
-          const float u = hu * inv, v = hv * inv;
-          const float u0 = std::floor(u), v0 = std::floor(v);
-          const int i = static_cast<int>(u0) - firstColumn, j = static_cast<int>(v0) - firstRow;
-          if (i < -1 || j < -1 || i >= nx || j >= ny)
-            continue; // off the detector (texture border: zero)
-          const float au = TextureFraction(u - u0), av = TextureFraction(v - v0);
-          auto fetch = [&](int a, int b) -> float {
-            return (a >= 0 && b >= 0 && a < nx && b < ny) ? static_cast<float>(p[static_cast<std::size_t>(b) * nx + a]) : 0.f;
-          };
-          const float low = (1.f - au) * fetch(i, j) + au * fetch(i + 1, j);
-          const float high = (1.f - au) * fetch(i, j + 1) + au * fetch(i + 1, j + 1);
-          sum[x] += ((1.f - av) * low + av * high) * (inv * inv);
+          float hu, hv, hw;
+          HomogeneousAt(m, fx, fy, fz, hu, hv, hw);
+          for (int r = 0; r < BackProjectionRun; ++r, hu += m[2], hv += m[6], hw += m[10])
+          {
+            if (run + r < zFirst || run + r >= zEnd || !(hw < 0.f))
+              continue; // outside this region, or behind the source
+            const float inv = 1.f / hw;
+            const float u = MulRn(hu, inv), v = MulRn(hv, inv);
+            const float u0 = std::floor(u), v0 = std::floor(v);
+            const int i = static_cast<int>(u0) - firstColumn, j = static_cast<int>(v0) - firstRow;
+            if (i < -1 || j < -1 || i >= nx || j >= ny)
+              continue; // off the detector (texture border: zero)
+            const float au = TextureFraction(u - u0), av = TextureFraction(v - v0);
+            auto fetch = [&](int a, int b) -> float {
+              return (a >= 0 && b >= 0 && a < nx && b < ny) ? static_cast<float>(p[static_cast<std::size_t>(b) * nx + a]) : 0.f;
+            };
+            const float low = (1.f - au) * fetch(i, j) + au * fetch(i + 1, j);
+            const float high = (1.f - au) * fetch(i, j + 1) + au * fetch(i + 1, j + 1);
+            sum[r * width + x] += ((1.f - av) * low + av * high) * (inv * inv);
+          }
         }
       }
-      index[0] = region.GetIndex(0);
-      auto * out = output->GetBufferPointer() + output->ComputeOffset(index);
-      for (itk::SizeValueType x = 0; x < width; ++x)
-        out[x] += static_cast<typename TOutputImage::PixelType>(sum[x]);
-      progress.Completed(width);
+      for (int r = 0; r < BackProjectionRun; ++r)
+      {
+        if (run + r < zFirst || run + r >= zEnd)
+          continue;
+        index[0] = region.GetIndex(0);
+        index[2] = run + r;
+        auto * out = output->GetBufferPointer() + output->ComputeOffset(index);
+        for (itk::SizeValueType x = 0; x < width; ++x)
+          out[x] += static_cast<typename TOutputImage::PixelType>(sum[r * width + x]);
+        progress.Completed(width);
+      }
     }
   }
 }
