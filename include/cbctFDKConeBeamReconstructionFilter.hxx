@@ -125,6 +125,10 @@ template <typename TInputImage, typename TOutputImage>
 void
 FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::GenerateData()
 {
+  // Stages keep their progress from the previous streamed piece until they start: reset it first.
+  m_WeightFilter->UpdateProgress(0.f);
+  m_RampFilter->UpdateProgress(0.f);
+  m_BackProjectionFilter->UpdateProgress(0.f);
   auto progress = itk::ProgressAccumulator::New();
   progress->SetMiniPipelineFilter(this);
   progress->RegisterInternalFilter(m_WeightFilter, 0.05f);

@@ -45,7 +45,7 @@ public:
     double density = 0.;
     std::array<double, 3> center{ { 0., 0., 0. } };
     std::array<double, 3> semiAxes{ { 1., 1., 1. } };
-    double angleY = 0.; // radians, rotation of the ellipsoid about the world y axis
+    double angleY = 0.; // radians about y: the x semi-axis points along (cos a, 0, sin a)
   };
 
   /** Adds an ellipsoid; semi-axes must be > 0 and every value finite. */

@@ -79,6 +79,7 @@ private:
   std::string m_Text;
   bool m_InProjection = false;
   bool m_SawRoot = false;
+  bool m_RootClosed = false;
   std::map<std::string, double> m_Global;
   std::map<std::string, double> m_Current;
   bool m_HasMatrix = false;

@@ -15,12 +15,13 @@ namespace
 {
 constexpr double Pi = 3.14159265358979323846;
 
-/** World vector into the ellipsoid's frame, rotated by -angleY about y. */
+/** World vector into the ellipsoid's frame. The ellipsoid's x semi-axis points along
+ * (cos a, 0, sin a): Kak & Slaney's in-plane angle with their y as our z (and RTK's orientation). */
 std::array<double, 3>
 ToEllipsoidFrame(const std::array<double, 3> & v, double angleY)
 {
   const double c = std::cos(angleY), s = std::sin(angleY);
-  return { { c * v[0] - s * v[2], v[1], s * v[0] + c * v[2] } };
+  return { { c * v[0] + s * v[2], v[1], -s * v[0] + c * v[2] } };
 }
 } // namespace
 

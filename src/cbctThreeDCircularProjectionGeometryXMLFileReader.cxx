@@ -52,6 +52,7 @@ ThreeDCircularProjectionGeometryXMLFileReader::GenerateOutputInformation()
   m_Current.clear();
   m_InProjection = false;
   m_SawRoot = false;
+  m_RootClosed = false;
   m_HasMatrix = false;
   try
   {
@@ -68,6 +69,11 @@ ThreeDCircularProjectionGeometryXMLFileReader::GenerateOutputInformation()
   if (!m_SawRoot)
   {
     ThrowBadParameter("root element of " + m_Filename, "missing", "<RTKThreeDCircularGeometry version=\"3\">");
+  }
+  if (!m_RootClosed)
+  {
+    ThrowBadParameter("geometry file " + m_Filename, "cut off before </RTKThreeDCircularGeometry>",
+                      "a complete XML document");
   }
   if (m_Geometry->GetNumberOfProjections() == 0)
   {
@@ -168,6 +174,8 @@ ThreeDCircularProjectionGeometryXMLFileReader::EndElement(const char * name)
     this->AddCurrentProjection();
     m_InProjection = false;
   }
+  else if (element == "RTKThreeDCircularGeometry")
+    m_RootClosed = true;
   (void)IgnoredAlways;
   m_Text.clear();
 }

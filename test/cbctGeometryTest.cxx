@@ -269,6 +269,14 @@ TEST(GeometryBadInput, FilesThatAreNotGeometries)
                           "</Projection></RTKThreeDCircularGeometry>");
   ExpectErrorMentioning([&] { Read(inconsistent); }, { "Matrix", "parameters" });
 
+  const std::string truncated = TempPath("truncated.xml");
+  WriteText(truncated, "<?xml version=\"1.0\"?><RTKThreeDCircularGeometry version=\"3\">"
+                       "<SourceToIsocenterDistance>1000</SourceToIsocenterDistance>"
+                       "<SourceToDetectorDistance>1500</SourceToDetectorDistance>"
+                       "<Projection><GantryAngle>0</GantryAngle></Projection><Projec");
+  ExpectErrorMentioning([&] { Read(truncated); }, { "truncated.xml" });
+  std::remove(truncated.c_str());
+
   const std::string none = TempPath("noprojection.xml");
   WriteText(none, "<?xml version=\"1.0\"?><RTKThreeDCircularGeometry version=\"3\"></RTKThreeDCircularGeometry>");
   ExpectErrorMentioning([&] { Read(none); }, { "Projection", "at least one" });
