@@ -6,7 +6,8 @@
 #include "cbctFFTRampImageFilter.h"
 
 #include <itkImageToImageFilter.h>
-#include <itkTimeProbe.h>
+#include <algorithm>
+#include <iterator>
 
 namespace cbct
 {
@@ -97,6 +98,23 @@ public:
   {
     return m_StageSeconds[2];
   }
+  /** Host-to-device and device-to-host transfer time (the CUDA filter's; 0 on the CPU). */
+  double
+  GetUploadTime() const
+  {
+    return m_StageSeconds[3];
+  }
+  double
+  GetDownloadTime() const
+  {
+    return m_StageSeconds[4];
+  }
+  /** Sets every stage time back to 0. */
+  void
+  ResetStageTimes()
+  {
+    std::fill(std::begin(m_StageSeconds), std::end(m_StageSeconds), 0.);
+  }
 
 protected:
   FDKConeBeamReconstructionFilter();
@@ -127,7 +145,9 @@ private:
   typename WeightFilterType::Pointer m_WeightFilter;
   typename RampFilterType::Pointer m_RampFilter;
   typename BackProjectionFilterType::Pointer m_BackProjectionFilter;
-  double m_StageSeconds[3] = { 0., 0., 0. };
+protected:
+  /** Weighting, filtering, backprojection, upload, download (seconds, summed over pieces). */
+  double m_StageSeconds[5] = { 0., 0., 0., 0., 0. };
 };
 
 } // namespace cbct

@@ -1,0 +1,85 @@
+#ifndef cbctCudaFDKBackProjectionImageFilter_hxx
+#define cbctCudaFDKBackProjectionImageFilter_hxx
+
+#include "cbctCudaCheck.h"
+#include "cbctCudaFDKBackProjection.hcu"
+
+#include <algorithm>
+
+namespace cbct
+{
+
+namespace detail
+{
+/** Copies `region` of a device volume laid out as `from` into a device volume laid out as `to`. */
+inline void
+CopyVolumeRegion(const float * source, const itk::ImageRegion<3> & from, float * destination,
+                 const itk::ImageRegion<3> & to, const itk::ImageRegion<3> & region, cudaMemcpyKind kind,
+                 cudaStream_t stream)
+{
+  auto offset = [](const itk::ImageRegion<3> & layout, const itk::ImageRegion<3> & r) {
+    return (static_cast<std::size_t>(r.GetIndex(2) - layout.GetIndex(2)) * layout.GetSize(1) +
+            static_cast<std::size_t>(r.GetIndex(1) - layout.GetIndex(1))) *
+             layout.GetSize(0) +
+           static_cast<std::size_t>(r.GetIndex(0) - layout.GetIndex(0));
+  };
+  cudaMemcpy3DParms copy{};
+  copy.srcPtr = make_cudaPitchedPtr(const_cast<float *>(source + offset(from, region)), from.GetSize(0) * sizeof(float),
+                                    from.GetSize(0), from.GetSize(1));
+  copy.dstPtr = make_cudaPitchedPtr(destination + offset(to, region), to.GetSize(0) * sizeof(float), to.GetSize(0), to.GetSize(1));
+  copy.extent = make_cudaExtent(region.GetSize(0) * sizeof(float), region.GetSize(1), region.GetSize(2));
+  copy.kind = kind;
+  CudaCheck(cudaMemcpy3DAsync(&copy, stream), "cudaMemcpy3DAsync (volume region)", region.GetNumberOfPixels() * sizeof(float));
+}
+} // namespace detail
+
+template <typename TImage>
+void
+CudaFDKBackProjectionImageFilter<TImage>::GPUGenerateData()
+{
+  const TImage * volume = this->GetInput(0);
+  TImage * output = this->GetOutput();
+  const auto * projections = static_cast<const TImage *>(this->itk::ProcessObject::GetInput(1));
+  const auto & region = output->GetBufferedRegion();
+
+  float * out = nullptr;
+  if (volume->GetCudaDataManager() == output->GetCudaDataManager())
+    out = static_cast<float *>(output->GetCudaDataManager()->DeviceBufferForReadWrite()); // in place
+  else
+  {
+    const auto * in = static_cast<const float *>(volume->GetCudaDataManager()->DeviceBufferForRead());
+    out = static_cast<float *>(output->GetCudaDataManager()->DeviceBufferForWrite());
+    detail::CopyVolumeRegion(in, volume->GetBufferedRegion(), out, region, region, cudaMemcpyDeviceToDevice, nullptr);
+  }
+
+  const auto & buffered = projections->GetBufferedRegion();
+  const auto * data = static_cast<const float *>(projections->GetCudaDataManager()->DeviceBufferForRead());
+  const auto firstProjection = static_cast<unsigned int>(buffered.GetIndex(2) - projections->GetLargestPossibleRegion().GetIndex(2));
+  const int total = static_cast<int>(buffered.GetSize(2));
+  const int width = static_cast<int>(buffered.GetSize(0)), height = static_cast<int>(buffered.GetSize(1));
+  const auto matrices = this->ComputeProjectionMatrices(output, projections, firstProjection, static_cast<unsigned int>(total));
+
+  CudaBackProjectionLaunch launch;
+  launch.volume = out;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    launch.size[d] = static_cast<int>(region.GetSize(d));
+    launch.first[d] = static_cast<int>(region.GetIndex(d));
+  }
+  launch.columnOffset = static_cast<float>(buffered.GetIndex(0));
+  launch.rowOffset = static_cast<float>(buffered.GetIndex(1));
+  for (int k0 = 0; k0 < total; k0 += CudaBackProjectionBatch)
+  {
+    launch.count = std::min(CudaBackProjectionBatch, total - k0);
+    m_Texture.CopyFromDevice(data + static_cast<std::size_t>(k0) * width * height, width * sizeof(float), width, height,
+                             height, launch.count, nullptr);
+    launch.projections = m_Texture.Texture();
+    std::copy(matrices.begin() + k0, matrices.begin() + k0 + launch.count, launch.matrices);
+    CudaCheck(LaunchFDKBackProjection(launch, nullptr), "LaunchFDKBackProjection");
+  }
+  CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (backprojection)");
+}
+
+} // namespace cbct
+
+#endif

@@ -1,0 +1,98 @@
+#ifndef cbctCudaFFTRampImageFilter_h
+#define cbctCudaFFTRampImageFilter_h
+
+#include "cbctCudaDeviceBuffer.h"
+#include "cbctCudaImageToImageFilter.h"
+#include "cbctFFTRampImageFilter.h"
+
+#include <cufft.h>
+
+namespace cbct
+{
+
+/** \class CudaRampFilterPlan
+ * \brief Batched cuFFT plans (R2C and C2R) for rows of one padded length, kept while the length and
+ * batch hold, with their work buffers; shared by the CUDA ramp filter and the CUDA FDK.
+ * \ingroup ConeBeamCT
+ */
+class ConeBeamCT_EXPORT CudaRampFilterPlan
+{
+public:
+  CudaRampFilterPlan() = default;
+  ~CudaRampFilterPlan();
+  CudaRampFilterPlan(const CudaRampFilterPlan &) = delete;
+  CudaRampFilterPlan &
+  operator=(const CudaRampFilterPlan &) = delete;
+
+  /** Plans for `rows` rows of `length` reals (reused when unchanged), and uploads `response`
+   * (length/2+1 values, RampFilterResponse()) when it differs from the one held. */
+  void
+  Prepare(int length, int rows, const std::vector<double> & response);
+
+  /** Filters `rows` (<= the planned rows) rows of `length` reals in place in `padded`, on `stream`. */
+  void
+  Filter(float * padded, int rows, cudaStream_t stream);
+
+  /** Device buffer for `rows` padded rows, sized for the plan. */
+  float *
+  PaddedRows()
+  {
+    return m_Padded.Data();
+  }
+
+private:
+  void
+  Destroy();
+
+  cufftHandle m_Forward = 0;
+  cufftHandle m_Inverse = 0;
+  int m_Length = 0;
+  int m_Rows = 0;
+  std::vector<double> m_Response;
+  CudaDeviceBuffer<float> m_DeviceResponse;
+  CudaDeviceBuffer<float> m_Padded;
+  CudaDeviceBuffer<cufftComplex> m_Spectra;
+};
+
+/** \class CudaFFTRampImageFilter
+ * \brief FFTRampImageFilter on the GPU: rows zero-padded by a kernel, batched cuFFT R2C, the same
+ * response as the CPU filter, C2R, and a cropping copy to the output.
+ * \ingroup ConeBeamCT
+ */
+template <typename TImage>
+class ITK_TEMPLATE_EXPORT CudaFFTRampImageFilter
+  : public CudaImageToImageFilter<TImage, TImage, FFTRampImageFilter<TImage, TImage>>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaFFTRampImageFilter);
+
+  using Self = CudaFFTRampImageFilter;
+  using Superclass = CudaImageToImageFilter<TImage, TImage, FFTRampImageFilter<TImage, TImage>>;
+  using Pointer = itk::SmartPointer<Self>;
+
+  itkNewMacro(Self);
+  itkTypeMacro(CudaFFTRampImageFilter, CudaImageToImageFilter);
+
+  /** Device memory the filter may use for padded rows and spectra at once (default 512 MiB). */
+  itkSetMacro(WorkMemoryBytes, std::size_t);
+  itkGetConstMacro(WorkMemoryBytes, std::size_t);
+
+protected:
+  CudaFFTRampImageFilter() = default;
+  ~CudaFFTRampImageFilter() override = default;
+
+  void
+  GPUGenerateData() override;
+
+private:
+  CudaRampFilterPlan m_Plan;
+  std::size_t m_WorkMemoryBytes = std::size_t(512) << 20;
+};
+
+} // namespace cbct
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#  include "cbctCudaFFTRampImageFilter.hxx"
+#endif
+
+#endif

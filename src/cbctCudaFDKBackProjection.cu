@@ -1,0 +1,114 @@
+#include "cbctCudaFDKBackProjection.hcu"
+
+namespace cbct
+{
+
+namespace
+{
+// Threads of a block: 32 along x (one warp: coalesced volume access, neighbouring texels) and 4
+// along y. Chosen on an H100 (see benchmarks/README.md).
+constexpr int BlockX = 32;
+constexpr int BlockY = 4;
+
+__global__ void __launch_bounds__(BlockX * BlockY)
+BackProject(const __grid_constant__ CudaBackProjectionLaunch p)
+{
+  const int x = blockIdx.x * BlockX + threadIdx.x;
+  const int y = blockIdx.y * BlockY + threadIdx.y;
+  // Runs are aligned to absolute z so that every piece of a streamed volume steps alike.
+  const int run = RunStart(p.first[2]) + blockIdx.z * BackProjectionRun;
+  if (x >= p.size[0] || y >= p.size[1])
+    return;
+  const float fx = static_cast<float>(p.first[0] + x);
+  const float fy = static_cast<float>(p.first[1] + y);
+  const float fz = static_cast<float>(run);
+  // Texel centres sit at +0.5: the texture coordinate of pixel index i is i - offset + 0.5.
+  const float uShift = p.columnOffset - 0.5f, vShift = p.rowOffset - 0.5f;
+
+  float sum[BackProjectionRun];
+#pragma unroll
+  for (int r = 0; r < BackProjectionRun; ++r)
+    sum[r] = 0.f;
+
+  for (int k = 0; k < p.count; ++k)
+  {
+    const float * m = p.matrices[k].matrix;
+    float hu, hv, hw;
+    HomogeneousAt(m, fx, fy, fz, hu, hv, hw);
+#pragma unroll
+    for (int r = 0; r < BackProjectionRun; ++r)
+    {
+      const float inv = __frcp_rn(hw);
+      const float u = MulRn(hu, inv) - uShift;
+      const float v = MulRn(hv, inv) - vShift;
+      const float sample = tex2DLayered<float>(p.projections, u, v, k);
+      sum[r] += (hw < 0.f) ? sample * (inv * inv) : 0.f;
+      hu += m[2];
+      hv += m[6];
+      hw += m[10];
+    }
+  }
+  const size_t plane = static_cast<size_t>(p.size[0]) * p.size[1];
+  float * out = p.volume + static_cast<size_t>(y) * p.size[0] + x;
+#pragma unroll
+  for (int r = 0; r < BackProjectionRun; ++r)
+  {
+    const int z = run + r - p.first[2];
+    if (z >= 0 && z < p.size[2])
+      out[z * plane] += sum[r];
+  }
+}
+
+__global__ void
+Fill(float * data, size_t count, float value)
+{
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    data[i] = value;
+}
+__global__ void
+ProbeTexture(cudaTextureObject_t texture, const float * x, const float * y, float * values, int count)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count)
+    values[i] = tex2DLayered<float>(texture, x[i], y[i], 0);
+}
+} // namespace
+
+cudaError_t
+LaunchTextureProbe(cudaTextureObject_t texture, const float * x, const float * y, float * values, int count,
+                   cudaStream_t stream)
+{
+  if (count <= 0)
+    return cudaSuccess;
+  ProbeTexture<<<(count + 127) / 128, 128, 0, stream>>>(texture, x, y, values, count);
+  return cudaGetLastError();
+}
+
+cudaError_t
+LaunchFDKBackProjection(const CudaBackProjectionLaunch & launch, cudaStream_t stream)
+{
+  if (launch.count <= 0 || launch.size[0] <= 0 || launch.size[1] <= 0 || launch.size[2] <= 0)
+    return cudaSuccess;
+  if (launch.count > CudaBackProjectionBatch)
+    return cudaErrorInvalidValue;
+  const int firstRun = RunStart(launch.first[2]);
+  const int runs = (launch.first[2] + launch.size[2] - firstRun + BackProjectionRun - 1) / BackProjectionRun;
+  const dim3 grid((launch.size[0] + BlockX - 1) / BlockX, (launch.size[1] + BlockY - 1) / BlockY, runs);
+  if (grid.y > 65535 || grid.z > 65535)
+    return cudaErrorInvalidConfiguration;
+  BackProject<<<grid, dim3(BlockX, BlockY), 0, stream>>>(launch);
+  return cudaGetLastError();
+}
+
+cudaError_t
+LaunchFill(float * data, size_t count, float value, cudaStream_t stream)
+{
+  if (count == 0)
+    return cudaSuccess;
+  const unsigned int blocks = static_cast<unsigned int>((count + 255) / 256 < 65535 ? (count + 255) / 256 : 65535);
+  Fill<<<blocks, 256, 0, stream>>>(data, count, value);
+  return cudaGetLastError();
+}
+
+} // namespace cbct

@@ -1,0 +1,42 @@
+#include "cbctCudaFDKWeighting.hcu"
+
+namespace cbct
+{
+
+namespace
+{
+__global__ void
+WeightRows(const CudaWeightingLaunch p)
+{
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = blockIdx.y; // row of the block
+  const int k = blockIdx.z; // projection of the block
+  if (c >= p.outputPitch)
+    return;
+  const int column = p.outputFirstColumn + c;
+  const int inColumn = column - p.inputFirstColumn;
+  float value = 0.f;
+  if (c < p.outputColumns && inColumn >= 0 && inColumn < p.inputColumns)
+  {
+    value = p.input[k * p.inputProjectionStride + static_cast<long long>(j) * p.inputColumns + inColumn];
+    if (p.applyWeights)
+      value *= FDKPixelWeight(p.parameters[k], p.scan, static_cast<float>(column), static_cast<float>(p.firstRow + j));
+  }
+  p.output[k * p.outputProjectionStride + static_cast<long long>(j) * p.outputPitch + c] = value;
+}
+} // namespace
+
+cudaError_t
+LaunchFDKWeighting(const CudaWeightingLaunch & launch, cudaStream_t stream)
+{
+  if (launch.rows <= 0 || launch.projections <= 0 || launch.outputPitch <= 0)
+    return cudaSuccess;
+  const dim3 block(128);
+  if (launch.rows > 65535 || launch.projections > 65535)
+    return cudaErrorInvalidConfiguration;
+  const dim3 grid((launch.outputPitch + block.x - 1) / block.x, launch.rows, launch.projections);
+  WeightRows<<<grid, block, 0, stream>>>(launch);
+  return cudaGetLastError();
+}
+
+} // namespace cbct

@@ -1,0 +1,73 @@
+#include "cbctConfiguration.h"
+#if CBCT_USE_CUDA
+
+#  include "cbctCudaProjectionTexture.h"
+
+#  include "cbctCudaCheck.h"
+
+namespace cbct
+{
+
+CudaProjectionTexture::~CudaProjectionTexture()
+{
+  this->Release();
+}
+
+void
+CudaProjectionTexture::Release()
+{
+  if (m_Texture)
+    cudaDestroyTextureObject(m_Texture);
+  if (m_Array)
+    cudaFreeArray(m_Array);
+  m_Texture = 0;
+  m_Array = nullptr;
+  m_Width = m_Height = m_Layers = 0;
+}
+
+void
+CudaProjectionTexture::Reserve(int width, int height, int layers)
+{
+  if (m_Array && width == m_Width && height == m_Height && layers <= m_Layers)
+    return;
+  this->Release();
+  const cudaChannelFormatDesc format = cudaCreateChannelDesc<float>();
+  const std::size_t bytes = static_cast<std::size_t>(width) * height * layers * sizeof(float);
+  CudaCheck(cudaMalloc3DArray(&m_Array, &format, make_cudaExtent(width, height, layers), cudaArrayLayered),
+            "cudaMalloc3DArray (layered projection texture)", bytes);
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeArray;
+  resource.res.array.array = m_Array;
+  cudaTextureDesc texture{};
+  texture.addressMode[0] = cudaAddressModeBorder; // zero off the detector
+  texture.addressMode[1] = cudaAddressModeBorder;
+  texture.filterMode = cudaFilterModeLinear;      // the hardware's bilinear interpolation
+  texture.readMode = cudaReadModeElementType;
+  texture.normalizedCoords = 0;
+  CudaCheck(cudaCreateTextureObject(&m_Texture, &resource, &texture, nullptr), "cudaCreateTextureObject");
+  m_Width = width;
+  m_Height = height;
+  m_Layers = layers;
+}
+
+void
+CudaProjectionTexture::CopyFromDevice(const float * source,
+                                      std::size_t pitchBytes,
+                                      int width,
+                                      int height,
+                                      int rowsPerLayer,
+                                      int layers,
+                                      cudaStream_t stream)
+{
+  this->Reserve(width, height, layers);
+  cudaMemcpy3DParms copy{};
+  copy.srcPtr = make_cudaPitchedPtr(const_cast<float *>(source), pitchBytes, width, rowsPerLayer);
+  copy.dstArray = m_Array;
+  copy.extent = make_cudaExtent(width, height, layers);
+  copy.kind = cudaMemcpyDeviceToDevice;
+  CudaCheck(cudaMemcpy3DAsync(&copy, stream), "cudaMemcpy3DAsync (projections to texture)", this->Bytes());
+}
+
+} // namespace cbct
+
+#endif

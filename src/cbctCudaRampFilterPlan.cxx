@@ -1,0 +1,75 @@
+#include "cbctConfiguration.h"
+#if CBCT_USE_CUDA
+
+#  include "cbctCudaFFTRampImageFilter.h"
+#  include "cbctCudaRampFilter.hcu"
+
+namespace cbct
+{
+
+CudaRampFilterPlan::~CudaRampFilterPlan()
+{
+  this->Destroy();
+}
+
+void
+CudaRampFilterPlan::Destroy()
+{
+  if (m_Forward)
+    cufftDestroy(m_Forward);
+  if (m_Inverse)
+    cufftDestroy(m_Inverse);
+  m_Forward = m_Inverse = 0;
+  m_Length = m_Rows = 0;
+}
+
+void
+CudaRampFilterPlan::Prepare(int length, int rows, const std::vector<double> & response)
+{
+  if (length != m_Length || rows > m_Rows)
+  {
+    this->Destroy();
+    int n[1] = { length };
+    const int bins = length / 2 + 1;
+    const std::size_t bytes = static_cast<std::size_t>(rows) * length * sizeof(float);
+    CufftCheck(cufftPlanMany(&m_Forward, 1, n, nullptr, 1, length, nullptr, 1, bins, CUFFT_R2C, rows),
+               "cufftPlanMany (R2C, " + std::to_string(rows) + " rows of " + std::to_string(length) + ")", bytes);
+    CufftCheck(cufftPlanMany(&m_Inverse, 1, n, nullptr, 1, bins, nullptr, 1, length, CUFFT_C2R, rows),
+               "cufftPlanMany (C2R, " + std::to_string(rows) + " rows of " + std::to_string(length) + ")", bytes);
+    m_Length = length;
+    m_Rows = rows;
+    m_Padded.Reserve(static_cast<std::size_t>(rows) * length, "padded projection rows");
+    m_Spectra.Reserve(static_cast<std::size_t>(rows) * bins, "projection row spectra");
+    // Rows beyond a short last batch are transformed too: keep them defined.
+    CudaCheck(cudaMemset(m_Padded.Data(), 0, static_cast<std::size_t>(rows) * length * sizeof(float)), "cudaMemset (padded rows)");
+  }
+  if (response != m_Response)
+  {
+    std::vector<float> values(response.begin(), response.end());
+    m_DeviceResponse.Reserve(values.size(), "ramp response");
+    CudaCheck(cudaMemcpy(m_DeviceResponse.Data(), values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice),
+              "cudaMemcpy (ramp response)");
+    m_Response = response;
+  }
+}
+
+void
+CudaRampFilterPlan::Filter(float * padded, int rows, cudaStream_t stream)
+{
+  // A plan is for a fixed batch; fewer rows reuse it on the first rows (the rest is scratch).
+  (void)rows;
+  CufftCheck(cufftSetStream(m_Forward, stream), "cufftSetStream");
+  CufftCheck(cufftSetStream(m_Inverse, stream), "cufftSetStream");
+  CufftCheck(cufftExecR2C(m_Forward, padded, m_Spectra.Data()), "cufftExecR2C");
+  CudaRampMultiplyLaunch multiply;
+  multiply.spectra = m_Spectra.Data();
+  multiply.response = m_DeviceResponse.Data();
+  multiply.bins = m_Length / 2 + 1;
+  multiply.rows = m_Rows;
+  CudaCheck(LaunchRampMultiply(multiply, stream), "LaunchRampMultiply");
+  CufftCheck(cufftExecC2R(m_Inverse, m_Spectra.Data(), padded), "cufftExecC2R");
+}
+
+} // namespace cbct
+
+#endif
