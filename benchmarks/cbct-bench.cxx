@@ -1,0 +1,207 @@
+// cbct-bench: FDK on the standard problems of DESIGN.md, warm, median of several runs.
+//   S: 512^3 volume from 360 projections of 512x512 (the 2008 CUDA paper's problem)
+//   R: 1024^3 volume from 496 projections of 1248x960 (RabbitCT's size)
+// One JSON line per timed run with every stage's time and backprojection GUPS
+// (voxels x projections / backprojection seconds / 1e9), then one line of medians.
+// "total" is projections in host memory to volume in host memory.
+#include "cbctConfiguration.h"
+#include "cbctConstantImageSource.h"
+#include "cbctCudaDevice.h"
+#include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctPhantomProjectionSource.h"
+#if CBCT_USE_CUDA
+#  include "cbctCudaFDKConeBeamReconstructionFilter.h"
+#endif
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace
+{
+struct Problem
+{
+  std::string name;
+  unsigned int volume;
+  double voxelMm;
+  unsigned int projections, columns, rows;
+  double pixelMm;
+};
+
+Problem
+Lookup(const std::string & name)
+{
+  // Detector pixels chosen so the whole volume projects onto the detector (SID 1000, SDD 1500).
+  if (name == "S")
+    return { "S", 512, 0.5, 360, 512, 512, 0.8 };
+  if (name == "R")
+    return { "R", 1024, 0.25, 496, 1248, 960, 0.4 };
+  throw std::runtime_error("--problem is '" + name + "'; expected S or R");
+}
+
+struct Times
+{
+  double total = 0., upload = 0., weighting = 0., filtering = 0., backprojection = 0., download = 0.;
+};
+
+double
+Median(std::vector<double> v)
+{
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0. : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
+}
+
+void
+PrintJson(const Problem & p, const std::string & hardware, const std::string & device, const std::string & run,
+          const Times & t)
+{
+  const double updates = static_cast<double>(p.volume) * p.volume * p.volume * p.projections;
+  std::printf("{\"problem\":\"%s\",\"hardware\":\"%s\",\"device\":\"%s\",\"run\":\"%s\",\"volume\":%u,"
+              "\"projections\":%u,\"detector\":[%u,%u],\"total_s\":%.4f,\"upload_s\":%.4f,\"weighting_s\":%.4f,"
+              "\"filtering_s\":%.4f,\"backprojection_s\":%.4f,\"download_s\":%.4f,\"gups\":%.1f}\n",
+              p.name.c_str(), hardware.c_str(), device.c_str(), run.c_str(), p.volume, p.projections, p.columns, p.rows,
+              t.total, t.upload, t.weighting, t.filtering, t.backprojection, t.download,
+              t.backprojection > 0. ? updates / t.backprojection / 1e9 : 0.);
+  std::fflush(stdout);
+}
+
+template <typename TImage, typename TFDK>
+void
+Run(const Problem & p, const std::string & hardware, const std::string & device, unsigned int runs)
+{
+  auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
+  for (unsigned int k = 0; k < p.projections; ++k)
+    geometry->AddProjection(1000., 1500., k * 360. / p.projections);
+  auto phantom = cbct::GeometricPhantom::New();
+  phantom->SetToSheppLogan(0.45 * p.volume * p.voxelMm);
+
+  auto source = cbct::PhantomProjectionSource<TImage>::New();
+  typename TImage::SizeType size{ { p.columns, p.rows, p.projections } };
+  typename TImage::SpacingType spacing;
+  spacing[0] = spacing[1] = p.pixelMm;
+  spacing[2] = 1.;
+  typename TImage::PointType origin;
+  origin[0] = -0.5 * (p.columns - 1.) * p.pixelMm;
+  origin[1] = -0.5 * (p.rows - 1.) * p.pixelMm;
+  origin[2] = 0.;
+  source->SetSize(size);
+  source->SetSpacing(spacing);
+  source->SetOrigin(origin);
+  source->SetGeometry(geometry);
+  source->SetPhantom(phantom);
+  source->Update();
+  typename TImage::Pointer projections = source->GetOutput();
+  projections->DisconnectPipeline();
+
+  auto zero = cbct::ConstantImageSource<TImage>::New();
+  typename TImage::SizeType volumeSize{ { p.volume, p.volume, p.volume } };
+  typename TImage::SpacingType voxel;
+  voxel.Fill(p.voxelMm);
+  typename TImage::PointType volumeOrigin;
+  volumeOrigin.Fill(-0.5 * (p.volume - 1.) * p.voxelMm);
+  zero->SetSize(volumeSize);
+  zero->SetSpacing(voxel);
+  zero->SetOrigin(volumeOrigin);
+
+  auto fdk = TFDK::New();
+  fdk->SetInput(0, zero->GetOutput());
+  fdk->SetProjections(projections);
+  fdk->SetGeometry(geometry);
+
+  std::map<std::string, std::vector<double>> samples;
+  for (unsigned int r = 0; r <= runs; ++r) // run 0 is the untimed warm-up
+  {
+    projections->GetBufferPointer(); // host access: for a CudaImage the device copy is now stale
+    projections->Modified();         // projections in host memory: a fresh upload each run
+    fdk->Modified();
+    fdk->ResetStageTimes();
+    const auto start = std::chrono::steady_clock::now();
+    fdk->Update();
+    const auto computed = std::chrono::steady_clock::now();
+    volatile float touch = fdk->GetOutput()->GetBufferPointer()[0]; // the volume in host memory
+    (void)touch;
+    const auto end = std::chrono::steady_clock::now();
+    Times t;
+    t.total = std::chrono::duration<double>(end - start).count();
+    t.upload = fdk->GetUploadTime();
+    t.weighting = fdk->GetWeightingTime();
+    t.filtering = fdk->GetFilteringTime();
+    t.backprojection = fdk->GetBackProjectionTime();
+    t.download = fdk->GetDownloadTime() + std::chrono::duration<double>(end - computed).count();
+    if (r == 0)
+      continue;
+    PrintJson(p, hardware, device, std::to_string(r), t);
+    samples["total"].push_back(t.total);
+    samples["upload"].push_back(t.upload);
+    samples["weighting"].push_back(t.weighting);
+    samples["filtering"].push_back(t.filtering);
+    samples["backprojection"].push_back(t.backprojection);
+    samples["download"].push_back(t.download);
+  }
+  Times m;
+  m.total = Median(samples["total"]);
+  m.upload = Median(samples["upload"]);
+  m.weighting = Median(samples["weighting"]);
+  m.filtering = Median(samples["filtering"]);
+  m.backprojection = Median(samples["backprojection"]);
+  m.download = Median(samples["download"]);
+  PrintJson(p, hardware, device, "median", m);
+}
+} // namespace
+
+int
+main(int argc, char * argv[])
+{
+  CLI::App app{ "cbct-bench: FDK timings on the standard problems S and R (one JSON line per run)" };
+  std::vector<std::string> problems{ "S" };
+  std::vector<std::string> hardware{ "cuda" };
+  unsigned int runs = 5;
+  app.add_option("--problem", problems, "S (512^3 from 360 x 512^2) and/or R (1024^3 from 496 x 1248x960)")->delimiter(',');
+  app.add_option("--hardware", hardware, "cuda and/or cpu")->delimiter(',');
+  app.add_option("--runs", runs, "timed runs after one untimed warm-up (median reported)")->check(CLI::Range(1u, 1000u));
+  CLI11_PARSE(app, argc, argv);
+  try
+  {
+    for (const auto & name : problems)
+    {
+      const Problem p = Lookup(name);
+      for (const auto & h : hardware)
+      {
+        using CpuImage = itk::Image<float, 3>;
+        if (h == "cpu")
+          Run<CpuImage, cbct::FDKConeBeamReconstructionFilter<CpuImage>>(
+            p, "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs);
+        else if (h == "cuda")
+        {
+          std::string device;
+          if (!cbct::CudaDeviceAvailable(&device))
+            throw std::runtime_error("--hardware cuda: " + device);
+#if CBCT_USE_CUDA
+          using GpuImage = cbct::CudaImage<float, 3>;
+          Run<GpuImage, cbct::CudaFDKConeBeamReconstructionFilter<GpuImage>>(p, "cuda", device, runs);
+#endif
+        }
+        else
+          throw std::runtime_error("--hardware is '" + h + "'; expected cuda or cpu");
+      }
+    }
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    std::cerr << "cbct-bench: error: " << e.GetDescription() << std::endl;
+    return 1;
+  }
+  catch (const std::exception & e)
+  {
+    std::cerr << "cbct-bench: error: " << e.what() << std::endl;
+    return 1;
+  }
+  return 0;
+}
