@@ -7,6 +7,7 @@
 #include "cbctCudaFDKBackProjection.hcu"
 #include "cbctCudaFDKWeighting.hcu"
 #include "cbctCudaProjectionTexture.h"
+#include "cbctCudaRampFilter.hcu"
 
 #include <algorithm>
 #include <chrono>
@@ -83,11 +84,12 @@ CudaFDKConeBeamReconstructionFilter<TImage>::BytesFor(std::size_t pieceVoxels, s
   const std::size_t batch = CudaBackProjectionBatch;
   const std::size_t volume = 2 * pieceVoxels * sizeof(float);                     // two pieces in flight
   const std::size_t raw = batch * rows * columns * sizeof(float);                 // one uploaded batch
-  const std::size_t padded = batch * rows * length * sizeof(float);               // FFT rows
-  const std::size_t spectra = batch * rows * (length / 2 + 1) * sizeof(cufftComplex);
+  const std::size_t padded = batch * rows * length * sizeof(double);              // FFT rows (double)
+  const std::size_t spectra = batch * rows * (length / 2 + 1) * sizeof(cufftDoubleComplex);
+  const std::size_t filtered = batch * rows * paddedColumns * sizeof(float);      // cropped, for the texture
   const std::size_t textures = 2 * batch * rows * paddedColumns * sizeof(float);  // double-buffered
   const std::size_t cufftWork = padded + spectra;                                 // cuFFT's own scratch, at most
-  return volume + raw + padded + spectra + textures + cufftWork + (std::size_t(64) << 20);
+  return volume + raw + padded + spectra + filtered + textures + cufftWork + (std::size_t(64) << 20);
 }
 
 template <typename TImage>
@@ -187,6 +189,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::Reconstruct(unsigned int pieces)
   pieceVolumes[0].Reserve(maxVoxels, "volume piece");
   pieceVolumes[1].Reserve(maxVoxels, "volume piece");
   CudaDeviceBuffer<float> raw(batch * maxRows * columns);
+  CudaDeviceBuffer<float> filtered(batch * maxRows * paddedColumns);
   CudaRampFilterPlan plan;
   plan.Prepare(static_cast<int>(length), static_cast<int>(batch * maxRows), response);
   CudaProjectionTexture textures[2];
@@ -270,7 +273,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::Reconstruct(unsigned int pieces)
 
       CudaWeightingLaunch w;
       w.input = raw.Data();
-      w.output = plan.PaddedRows();
+      w.outputDouble = plan.PaddedRows();
       w.inputColumns = static_cast<int>(columns);
       w.inputProjectionStride = static_cast<long long>(columns) * rows;
       w.inputFirstColumn = static_cast<int>(stack.GetIndex(0));
@@ -285,9 +288,17 @@ CudaFDKConeBeamReconstructionFilter<TImage>::Reconstruct(unsigned int pieces)
       w.scan = scan;
       CudaCheck(LaunchFDKWeighting(w, streams.filter), "LaunchFDKWeighting");
       timing.weighted = streams.Record(streams.filter);
-      plan.Filter(plan.PaddedRows(), n * rows, streams.filter);
-      textures[t].CopyFromDevice(plan.PaddedRows(), length * sizeof(float), static_cast<int>(paddedColumns), rows, rows,
-                                 n, streams.filter);
+      plan.Filter(streams.filter);
+      CudaCropRowsLaunch crop;
+      crop.input = plan.PaddedRows();
+      crop.inputPitch = static_cast<int>(length);
+      crop.output = filtered.Data();
+      crop.outputPitch = static_cast<int>(paddedColumns);
+      crop.columns = static_cast<int>(paddedColumns);
+      crop.rows = static_cast<long long>(n) * rows;
+      CudaCheck(LaunchCropRows(crop, streams.filter), "LaunchCropRows");
+      textures[t].CopyFromDevice(filtered.Data(), paddedColumns * sizeof(float), static_cast<int>(paddedColumns), rows,
+                                 rows, n, streams.filter);
       timing.filtered = streams.Record(streams.filter);
 
       // Backprojection stream: wait for the texture, backproject, release the texture.

@@ -11,7 +11,7 @@ namespace cbct
 {
 
 /** \class CudaRampFilterPlan
- * \brief Batched cuFFT plans (R2C and C2R) for rows of one padded length, kept while the length and
+ * \brief Batched double-precision cuFFT plans (D2Z and Z2D) for rows of one padded length, kept while the length and
  * batch hold, with their work buffers; shared by the CUDA ramp filter and the CUDA FDK.
  * \ingroup ConeBeamCT
  */
@@ -29,12 +29,12 @@ public:
   void
   Prepare(int length, int rows, const std::vector<double> & response);
 
-  /** Filters `rows` (<= the planned rows) rows of `length` reals in place in `padded`, on `stream`. */
+  /** Filters the planned rows of `length` doubles in PaddedRows() in place, on `stream`. */
   void
-  Filter(float * padded, int rows, cudaStream_t stream);
+  Filter(cudaStream_t stream);
 
-  /** Device buffer for `rows` padded rows, sized for the plan. */
-  float *
+  /** Device buffer for the planned rows, zero-padded to the FFT length, in double. */
+  double *
   PaddedRows()
   {
     return m_Padded.Data();
@@ -49,14 +49,14 @@ private:
   int m_Length = 0;
   int m_Rows = 0;
   std::vector<double> m_Response;
-  CudaDeviceBuffer<float> m_DeviceResponse;
-  CudaDeviceBuffer<float> m_Padded;
-  CudaDeviceBuffer<cufftComplex> m_Spectra;
+  CudaDeviceBuffer<double> m_DeviceResponse;
+  CudaDeviceBuffer<double> m_Padded;
+  CudaDeviceBuffer<cufftDoubleComplex> m_Spectra;
 };
 
 /** \class CudaFFTRampImageFilter
- * \brief FFTRampImageFilter on the GPU: rows zero-padded by a kernel, batched cuFFT R2C, the same
- * response as the CPU filter, C2R, and a cropping copy to the output.
+ * \brief FFTRampImageFilter on the GPU: rows zero-padded by a kernel, batched cuFFT D2Z, the same
+ * response as the CPU filter, Z2D, and a cropping copy to the output; in double, as on the CPU.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>

@@ -2,6 +2,7 @@
 #define cbctCudaFFTRampImageFilter_hxx
 
 #include "cbctCudaFDKWeighting.hcu"
+#include "cbctCudaRampFilter.hcu"
 
 #include <algorithm>
 
@@ -21,7 +22,7 @@ CudaFFTRampImageFilter<TImage>::GPUGenerateData()
   const int projections = static_cast<int>(out.GetSize(2));
   // Projections per chunk so that padded rows (length floats) and spectra fit the work memory.
   const std::size_t bytesPerProjection =
-    static_cast<std::size_t>(rowsPerProjection) * (length * sizeof(float) + (length / 2 + 1) * sizeof(cufftComplex));
+    static_cast<std::size_t>(rowsPerProjection) * (length * sizeof(double) + (length / 2 + 1) * sizeof(cufftDoubleComplex));
   const int chunk = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(projections, m_WorkMemoryBytes / bytesPerProjection)));
   m_Plan.Prepare(length, chunk * rowsPerProjection, this->ComputeResponse());
 
@@ -35,7 +36,7 @@ CudaFFTRampImageFilter<TImage>::GPUGenerateData()
     pad.input = inputData + ((out.GetIndex(2) + k0 - in.GetIndex(2)) * static_cast<long long>(in.GetSize(1)) +
                              (out.GetIndex(1) - in.GetIndex(1))) *
                               static_cast<long long>(in.GetSize(0));
-    pad.output = m_Plan.PaddedRows();
+    pad.outputDouble = m_Plan.PaddedRows();
     pad.inputColumns = static_cast<int>(in.GetSize(0));
     pad.inputProjectionStride = static_cast<long long>(in.GetSize(0)) * in.GetSize(1);
     pad.inputFirstColumn = static_cast<int>(in.GetIndex(0));
@@ -48,14 +49,17 @@ CudaFFTRampImageFilter<TImage>::GPUGenerateData()
     pad.projections = count;
     pad.applyWeights = 0;
     CudaCheck(LaunchFDKWeighting(pad, nullptr), "LaunchFDKWeighting (padding rows)");
-    m_Plan.Filter(m_Plan.PaddedRows(), count * rowsPerProjection, nullptr);
-    // Crop: the output's columns of each filtered row.
-    float * destination = outputData + static_cast<std::size_t>(k0) * out.GetSize(0) * out.GetSize(1);
-    const float * source = m_Plan.PaddedRows() + (out.GetIndex(0) - in.GetIndex(0));
-    CudaCheck(cudaMemcpy2DAsync(destination, out.GetSize(0) * sizeof(float), source, length * sizeof(float),
-                                out.GetSize(0) * sizeof(float), static_cast<std::size_t>(count) * rowsPerProjection,
-                                cudaMemcpyDeviceToDevice, nullptr),
-              "cudaMemcpy2DAsync (cropping filtered rows)");
+    m_Plan.Filter(nullptr);
+    // Crop: the output's columns of each filtered row, back to float.
+    CudaCropRowsLaunch crop;
+    crop.input = m_Plan.PaddedRows();
+    crop.inputPitch = length;
+    crop.firstColumn = static_cast<int>(out.GetIndex(0) - in.GetIndex(0));
+    crop.output = outputData + static_cast<std::size_t>(k0) * out.GetSize(0) * out.GetSize(1);
+    crop.outputPitch = static_cast<int>(out.GetSize(0));
+    crop.columns = static_cast<int>(out.GetSize(0));
+    crop.rows = static_cast<long long>(count) * rowsPerProjection;
+    CudaCheck(LaunchCropRows(crop, nullptr), "LaunchCropRows");
   }
   CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (ramp filter)");
 }

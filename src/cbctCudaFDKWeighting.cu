@@ -5,8 +5,9 @@ namespace cbct
 
 namespace
 {
+template <typename TOutput>
 __global__ void
-WeightRows(const CudaWeightingLaunch p)
+WeightRows(const CudaWeightingLaunch p, TOutput * output)
 {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = blockIdx.y; // row of the block
@@ -22,7 +23,7 @@ WeightRows(const CudaWeightingLaunch p)
     if (p.applyWeights)
       value *= FDKPixelWeight(p.parameters[k], p.scan, static_cast<float>(column), static_cast<float>(p.firstRow + j));
   }
-  p.output[k * p.outputProjectionStride + static_cast<long long>(j) * p.outputPitch + c] = value;
+  output[k * p.outputProjectionStride + static_cast<long long>(j) * p.outputPitch + c] = static_cast<TOutput>(value);
 }
 } // namespace
 
@@ -35,7 +36,10 @@ LaunchFDKWeighting(const CudaWeightingLaunch & launch, cudaStream_t stream)
   if (launch.rows > 65535 || launch.projections > 65535)
     return cudaErrorInvalidConfiguration;
   const dim3 grid((launch.outputPitch + block.x - 1) / block.x, launch.rows, launch.projections);
-  WeightRows<<<grid, block, 0, stream>>>(launch);
+  if (launch.outputDouble)
+    WeightRows<double><<<grid, block, 0, stream>>>(launch, launch.outputDouble);
+  else
+    WeightRows<float><<<grid, block, 0, stream>>>(launch, launch.output);
   return cudaGetLastError();
 }
 

@@ -31,43 +31,39 @@ CudaRampFilterPlan::Prepare(int length, int rows, const std::vector<double> & re
     this->Destroy();
     int n[1] = { length };
     const int bins = length / 2 + 1;
-    const std::size_t bytes = static_cast<std::size_t>(rows) * length * sizeof(float);
-    CufftCheck(cufftPlanMany(&m_Forward, 1, n, nullptr, 1, length, nullptr, 1, bins, CUFFT_R2C, rows),
-               "cufftPlanMany (R2C, " + std::to_string(rows) + " rows of " + std::to_string(length) + ")", bytes);
-    CufftCheck(cufftPlanMany(&m_Inverse, 1, n, nullptr, 1, bins, nullptr, 1, length, CUFFT_C2R, rows),
-               "cufftPlanMany (C2R, " + std::to_string(rows) + " rows of " + std::to_string(length) + ")", bytes);
+    const std::size_t bytes = static_cast<std::size_t>(rows) * length * sizeof(double);
+    CufftCheck(cufftPlanMany(&m_Forward, 1, n, nullptr, 1, length, nullptr, 1, bins, CUFFT_D2Z, rows),
+               "cufftPlanMany (D2Z, " + std::to_string(rows) + " rows of " + std::to_string(length) + ")", bytes);
+    CufftCheck(cufftPlanMany(&m_Inverse, 1, n, nullptr, 1, bins, nullptr, 1, length, CUFFT_Z2D, rows),
+               "cufftPlanMany (Z2D, " + std::to_string(rows) + " rows of " + std::to_string(length) + ")", bytes);
     m_Length = length;
     m_Rows = rows;
     m_Padded.Reserve(static_cast<std::size_t>(rows) * length, "padded projection rows");
     m_Spectra.Reserve(static_cast<std::size_t>(rows) * bins, "projection row spectra");
     // Rows beyond a short last batch are transformed too: keep them defined.
-    CudaCheck(cudaMemset(m_Padded.Data(), 0, static_cast<std::size_t>(rows) * length * sizeof(float)), "cudaMemset (padded rows)");
+    CudaCheck(cudaMemset(m_Padded.Data(), 0, static_cast<std::size_t>(rows) * length * sizeof(double)), "cudaMemset (padded rows)");
   }
   if (response != m_Response)
   {
-    std::vector<float> values(response.begin(), response.end());
-    m_DeviceResponse.Reserve(values.size(), "ramp response");
-    CudaCheck(cudaMemcpy(m_DeviceResponse.Data(), values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice),
-              "cudaMemcpy (ramp response)");
+    m_DeviceResponse.Upload(response);
     m_Response = response;
   }
 }
 
 void
-CudaRampFilterPlan::Filter(float * padded, int rows, cudaStream_t stream)
+CudaRampFilterPlan::Filter(cudaStream_t stream)
 {
-  // A plan is for a fixed batch; fewer rows reuse it on the first rows (the rest is scratch).
-  (void)rows;
+  // A plan is for a fixed batch; a shorter batch reuses it (the rows beyond are scratch).
   CufftCheck(cufftSetStream(m_Forward, stream), "cufftSetStream");
   CufftCheck(cufftSetStream(m_Inverse, stream), "cufftSetStream");
-  CufftCheck(cufftExecR2C(m_Forward, padded, m_Spectra.Data()), "cufftExecR2C");
+  CufftCheck(cufftExecD2Z(m_Forward, m_Padded.Data(), m_Spectra.Data()), "cufftExecD2Z");
   CudaRampMultiplyLaunch multiply;
   multiply.spectra = m_Spectra.Data();
   multiply.response = m_DeviceResponse.Data();
   multiply.bins = m_Length / 2 + 1;
   multiply.rows = m_Rows;
   CudaCheck(LaunchRampMultiply(multiply, stream), "LaunchRampMultiply");
-  CufftCheck(cufftExecC2R(m_Inverse, m_Spectra.Data(), padded), "cufftExecC2R");
+  CufftCheck(cufftExecZ2D(m_Inverse, m_Spectra.Data(), m_Padded.Data()), "cufftExecZ2D");
 }
 
 } // namespace cbct
