@@ -7,6 +7,7 @@
 
 #include "cbctGeometricPhantom.h"
 #include "cbctProgressBar.h"
+#include "cbctSlicer.h"
 
 #include <CLI/CLI.hpp>
 #include <itkImageFileReader.h>
@@ -20,6 +21,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -129,10 +131,48 @@ PrintError(const std::string & name, const std::string & message)
 /** Parses the command line and runs `body`. --help (and --version) print to stdout and give 0; a
  * parse error, a bad value, an ITK exception or running out of memory gives one line on stderr
  * and the exit code 1. */
+/** Whether 3D Slicer runs this process: --processinformationaddress given (Slicer passes it to
+ * shared-library modules), CBCT_PROGRESS=slicer, or SLICER_HOME set (Slicer's launcher sets it for
+ * the executables it starts) while stdout is no terminal (Slicer reads it through a pipe). */
+inline bool
+RunBySlicer(const std::string & processInformationAddress)
+{
+  if (!processInformationAddress.empty())
+    return true;
+  const char * style = std::getenv("CBCT_PROGRESS");
+  if (style != nullptr)
+    return std::string(style) == "slicer";
+  return std::getenv("SLICER_HOME") != nullptr && isatty(STDOUT_FILENO) == 0;
+}
+
+/** Parses the command line and runs `body`. --help (and --version) print to stdout and give 0;
+ * --xml prints the Slicer Execution Model description (cbctSlicer.h) and gives 0; a parse error,
+ * a bad value, an ITK exception or running out of memory gives one line on stderr and the exit
+ * code 1. After a successful `body`, --returnparameterfile FILE receives the values set with
+ * SetSlicerReturnValue(). */
 inline int
 Run(CLI::App & app, int argc, char ** argv, const std::function<int()> & body)
 {
   const std::string name = app.get_name();
+  // Slicer's protocol options: hidden from --help (group "") and from the XML description.
+  std::string returnParameterFile, processInformationAddress;
+  bool xml = false;
+  app.add_flag("--xml", xml, "Print the 3D Slicer Execution Model description")->group("");
+  app.add_option("--returnparameterfile", returnParameterFile, "File for Slicer's output parameters")->group("");
+  app.add_option("--processinformationaddress", processInformationAddress, "Slicer's process information")->group("");
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--xml") // before parsing: required options are not needed
+    {
+      try
+      {
+        std::cout << SlicerXml(app, CBCT_VERSION);
+      }
+      catch (const std::exception & e)
+      {
+        return PrintError(name, e.what());
+      }
+      return 0;
+    }
   try
   {
     app.parse(argc, argv);
@@ -145,9 +185,20 @@ Run(CLI::App & app, int argc, char ** argv, const std::function<int()> & body)
   {
     return PrintError(name, std::string(e.what()) + " (see " + name + " --help)");
   }
+  if (RunBySlicer(processInformationAddress))
+    CurrentProgressStyle() = ProgressStyle::Slicer;
   try
   {
-    return body();
+    if (!returnParameterFile.empty())
+    {
+      std::string directory = itksys::SystemTools::GetFilenamePath(returnParameterFile);
+      if (!itksys::SystemTools::FileIsDirectory(directory.empty() ? "." : directory))
+        Bad("--returnparameterfile", Quoted(returnParameterFile), "a file in an existing directory");
+    }
+    const int status = body();
+    if (status == 0 && !returnParameterFile.empty() && !WriteSlicerReturnParameters(returnParameterFile))
+      throw Error("--returnparameterfile " + returnParameterFile + ": could not write the file");
+    return status;
   }
   catch (const Error & e)
   {
@@ -171,12 +222,58 @@ Run(CLI::App & app, int argc, char ** argv, const std::function<int()> & body)
   }
 }
 
+/** A Slicer parameter of `type` (image, file, directory, ...) on `channel` in `group`. */
+inline SlicerParameter
+SlicerIo(const std::string & type, const std::string & channel, const std::string & group, const std::string & extensions = "")
+{
+  SlicerParameter p;
+  p.type = type;
+  p.channel = channel;
+  p.group = group;
+  p.fileExtensions = extensions;
+  if (type == "image")
+    p.imageType = "scalar";
+  return p;
+}
+
+/** A Slicer parameter of the derived type in `group`, constrained to [minimum, maximum] by `step`. */
+inline SlicerParameter
+SlicerRange(const std::string & group, const std::string & minimum, const std::string & maximum, const std::string & step,
+            const std::string & type = "")
+{
+  SlicerParameter p;
+  p.type = type;
+  p.group = group;
+  p.minimum = minimum;
+  p.maximum = maximum;
+  p.step = step;
+  return p;
+}
+
+/** A Slicer parameter in `group`, of `type` when given (else derived from the option). */
+inline SlicerParameter
+SlicerIn(const std::string & group, const std::string & type = "", const std::vector<std::string> & elements = {})
+{
+  SlicerParameter p;
+  p.type = type;
+  p.group = group;
+  p.elements = elements;
+  return p;
+}
+
 /** Adds --version and the shared --threads option to `app`. */
 inline void
 AddCommonOptions(CLI::App & app, int & threads)
 {
   app.set_version_flag("--version", std::string(app.get_name()) + " (ConeBeamCT " CBCT_VERSION ")");
   app.add_option("--threads", threads, "Number of CPU threads (default: all cores)");
+  SlicerParameter p;
+  p.group = "Advanced";
+  p.minimum = "0";
+  p.maximum = "1024";
+  p.step = "1";
+  p.defaultValue = "0";
+  SlicerModule().parameters["--threads"] = p;
 }
 
 inline void

@@ -2,12 +2,15 @@
 #define cbctProgressBar_h
 
 // A progress bar on stderr for the command-line apps: an itk::Command observing a filter's
-// ProgressEvent. It draws only when stderr is a terminal, so logs and pipes stay clean.
+// ProgressEvent. It draws only when stderr is a terminal, so logs and pipes stay clean. When 3D Slicer
+// runs the app (see cbctSlicer.h) it reports instead in Slicer's form on stdout:
+// <filter-start>, <filter-progress>FRACTION</filter-progress> lines and <filter-end>.
 
 #include <itkCommand.h>
 #include <itkProcessObject.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,6 +19,20 @@
 
 namespace cbct::apps
 {
+
+/** How progress is shown: not at all, as a bar on a terminal, or as Slicer's XML lines. */
+enum class ProgressStyle
+{
+  Automatic, // a bar when stderr is a terminal, else nothing
+  Slicer
+};
+
+inline ProgressStyle &
+CurrentProgressStyle()
+{
+  static ProgressStyle style = ProgressStyle::Automatic;
+  return style;
+}
 
 /** Whether a progress line is drawn and not yet ended by a newline (an error message then starts
  * on a line of its own). */
@@ -62,11 +79,11 @@ public:
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
 
-  /** Whether bars are drawn at all: only when stderr is a terminal. */
+  /** Whether progress is shown at all: in Slicer's form, or as a bar when stderr is a terminal. */
   static bool
   Enabled()
   {
-    return isatty(STDERR_FILENO) != 0;
+    return CurrentProgressStyle() == ProgressStyle::Slicer || isatty(STDERR_FILENO) != 0;
   }
 
   /** Observes `filter`, which will run `pieces` times; returns nullptr when stderr is no terminal. */
@@ -185,6 +202,11 @@ private:
     if (!force && permille == m_LastPermille)
       return;
     m_LastPermille = permille;
+    if (CurrentProgressStyle() == ProgressStyle::Slicer)
+    {
+      this->ReportToSlicer(overall, m_PiecesDone >= m_Pieces); // EndPiece() after the last piece
+      return;
+    }
     constexpr int width = 30;
     const int filled = static_cast<int>(overall * width);
     std::string bar(static_cast<std::size_t>(filled), '#');
@@ -198,6 +220,38 @@ private:
     ProgressLineOpen() = true;
   }
 
+  /** Slicer's lines on stdout: <filter-start> once, <filter-progress> at each whole percent,
+   * <filter-end> when all pieces are done. */
+  void
+  ReportToSlicer(double overall, bool end)
+  {
+    if (!m_SlicerStarted)
+    {
+      m_SlicerStarted = true;
+      m_SlicerStart = std::chrono::steady_clock::now();
+      std::printf("<filter-start>\n<filter-name>%s</filter-name>\n<filter-comment> \"%s\" </filter-comment>\n</filter-start>\n",
+                  m_Label.c_str(), m_Label.c_str());
+    }
+    const int percent = static_cast<int>(overall * 100.);
+    if (percent != m_LastPercent)
+    {
+      m_LastPercent = percent;
+      std::printf("<filter-progress>%.2f</filter-progress>\n", percent / 100.);
+    }
+    if (end)
+    {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_SlicerStart).count();
+      std::printf("<filter-end>\n<filter-name>%s</filter-name>\n<filter-time>%.3f</filter-time>\n</filter-end>\n",
+                  m_Label.c_str(), seconds);
+      m_SlicerStarted = false;
+      m_LastPercent = -1;
+    }
+    std::fflush(stdout);
+  }
+
+  bool m_SlicerStarted = false;
+  int m_LastPercent = -1;
+  std::chrono::steady_clock::time_point m_SlicerStart;
   const itk::ProcessObject * m_Filter = nullptr;
   std::string m_Label;
   std::string m_Stage;

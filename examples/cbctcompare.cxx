@@ -95,8 +95,14 @@ CompareToPhantom(const Options & o)
   std::ostringstream label;
   label << "central region (y slices " << central.GetIndex(1) << ".." << central.GetIndex(1) + central.GetSize(1) - 1
         << " of " << ny << ")";
-  Print(label.str(), Compare(image, reference, central, o.peak));
-  Print("whole volume", Compare(image, reference, whole, o.peak));
+  const Quality centralQuality = Compare(image, reference, central, o.peak);
+  const Quality wholeQuality = Compare(image, reference, whole, o.peak);
+  Print(label.str(), centralQuality);
+  Print("whole volume", wholeQuality);
+  SetSlicerReturnValue("centralMAE", centralQuality.meanAbsoluteError);
+  SetSlicerReturnValue("centralPSNR", centralQuality.psnr);
+  SetSlicerReturnValue("wholeMAE", wholeQuality.meanAbsoluteError);
+  SetSlicerReturnValue("wholePSNR", wholeQuality.psnr);
   return 0;
 }
 } // namespace
@@ -116,5 +122,19 @@ main(int argc, char ** argv)
   app.add_option("--supersampling", o.supersampling, "Phantom samples per voxel along each axis")->capture_default_str();
   app.add_option("--peak", o.peak, "Peak value for the PSNR")->capture_default_str();
   AddCommonOptions(app, o.threads);
+  DescribeForSlicer("CBCT Compare with Phantom",
+                    {
+                      { "--input", SlicerIo("image", "input", "Input") },
+                      { "--phantom", SlicerIn("Phantom") },
+                      { "--phantom-scale", SlicerRange("Phantom", "0", "10000", "1") },
+                      { "--supersampling", SlicerRange("Phantom", "1", "16", "1") },
+                      { "--peak", SlicerRange("Phantom", "0", "1000", "0.1") },
+                    },
+                    {
+                      { "centralMAE", "double", "Central MAE", "Mean absolute error over the central region" },
+                      { "centralPSNR", "double", "Central PSNR (dB)", "PSNR over the central region" },
+                      { "wholeMAE", "double", "Whole MAE", "Mean absolute error over the whole volume" },
+                      { "wholePSNR", "double", "Whole PSNR (dB)", "PSNR over the whole volume" },
+                    });
   return Run(app, argc, argv, [&] { return CompareToPhantom(o); });
 }

@@ -457,5 +457,25 @@ main(int argc, char ** argv)
     ->capture_default_str();
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each stage's time");
   AddCommonOptions(app, o.threads);
+  DescribeForSlicer("CBCT FDK Reconstruction", {
+    { "--geometry", SlicerIo("file", "input", "Input", ".xml") },
+    { "--projections", SlicerIo("image", "input", "Input") },
+    { "--path", SlicerIo("directory", "input", "Input") },
+    { "--regexp", SlicerIn("Input") },
+    { "--nsort", SlicerIn("Input") },
+    { "--submatch", SlicerRange("Input", "0", "99", "1") },
+    { "--new-spacing", SlicerIn("Input", "double-vector") },
+    { "--new-origin", SlicerIn("Input", "double-vector") },
+    { "--output", SlicerIo("image", "output", "Output") },
+    { "--dimension", SlicerIn("Output", "integer-vector") },
+    { "--spacing", SlicerIn("Output", "double-vector") },
+    { "--origin", SlicerIn("Output", "double-vector") },
+    { "--window", SlicerIn("Filter", "string-enumeration", { "ramlak", "shepplogan", "cosine", "hamming", "hann" }) },
+    { "--cutoff", SlicerRange("Filter", "0", "1", "0.05") },
+    { "--no-displaced", SlicerIn("Filter") },
+    { "--divisions", SlicerRange("Advanced", "1", "4096", "1") },
+    { "--hardware", SlicerIn("Advanced", "string-enumeration", { "auto", "cpu", "cuda" }) },
+    { "--verbose", SlicerIn("Advanced") },
+  });
   return Run(app, argc, argv, [&] { return Fdk(o); });
 }

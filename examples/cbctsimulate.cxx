@@ -133,5 +133,21 @@ main(int argc, char ** argv)
   app.add_option("--phantom-scale", o.phantomScale, "Scale of the Shepp-Logan phantom (mm)")->capture_default_str();
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and how long it takes");
   AddCommonOptions(app, o.threads);
+  DescribeForSlicer("CBCT Simulate Projections", {
+    { "--geometry", SlicerIo("file", "output", "Output", ".xml") },
+    { "--output", SlicerIo("image", "output", "Output") },
+    { "--nproj", SlicerRange("Scan", "1", "10000", "1") },
+    { "--first-angle", SlicerRange("Scan", "-360", "360", "1") },
+    { "--arc", SlicerRange("Scan", "0", "360", "1") },
+    { "--sid", SlicerRange("Scan", "0", "100000", "10") },
+    { "--sdd", SlicerRange("Scan", "0", "100000", "10") },
+    { "--proj-offset-x", SlicerIn("Detector") },
+    { "--proj-offset-y", SlicerIn("Detector") },
+    { "--detector-size", SlicerIn("Detector", "integer-vector") },
+    { "--detector-spacing", SlicerIn("Detector", "double-vector") },
+    { "--phantom", SlicerIn("Phantom") },
+    { "--phantom-scale", SlicerRange("Phantom", "0", "10000", "1") },
+    { "--verbose", SlicerIn("Advanced") },
+  });
   return Run(app, argc, argv, [&] { return Simulate(o); });
 }

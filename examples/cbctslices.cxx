@@ -182,6 +182,15 @@ main(int argc, char ** argv)
   app.add_option("--gap", o.gap, "Voxels between the slices")->capture_default_str();
   app.add_option("--zoom", o.zoom, "Draw each voxel as N x N pixels")->capture_default_str();
   AddCommonOptions(app, threads);
+  DescribeForSlicer("CBCT Orthogonal Slices", {
+    { "--input", SlicerIo("image", "input", "Input") },
+    { "--output", SlicerIo("file", "output", "Output", ".png") },
+    { "--min", SlicerIn("Display") },
+    { "--max", SlicerIn("Display") },
+    { "--point", SlicerIn("Display", "double-vector") },
+    { "--gap", SlicerRange("Display", "0", "1000", "1") },
+    { "--zoom", SlicerRange("Display", "1", "64", "1") },
+  });
   return Run(app, argc, argv, [&] {
     ApplyThreads(threads);
     return Slices(o);

@@ -80,3 +80,19 @@ add_test(NAME apps.installed_package
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/install_test.sh ${CMAKE_BINARY_DIR} ${cbct_app_work}/installed_package
           ${CMAKE_COMMAND} ${CMAKE_GENERATOR} ${CMAKE_CXX_COMPILER} ${cbct_app_work}/bad_input)
 set_tests_properties(apps.installed_package PROPERTIES FIXTURES_REQUIRED cbct_bad_input TIMEOUT 600)
+
+# 3D Slicer command-line modules (slicer/README.md): --xml is an Execution Model description that
+# names every option of --help; --returnparameterfile and progress in Slicer's form.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  foreach(app IN LISTS cbct_apps)
+    add_test(NAME apps.${app}.slicer_xml
+      COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py xml $<TARGET_FILE:${app}>)
+  endforeach()
+  add_test(NAME apps.slicer_run
+    COMMAND ${CBCT_BASH} ${cbct_app_tests}/slicer_run.sh ${cbct_bin} ${cbct_app_work}/slicer_run
+            ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py)
+  set_tests_properties(apps.slicer_run PROPERTIES TIMEOUT 300)
+else()
+  message(STATUS "No Python 3: the apps' Slicer tests (apps.*.slicer_xml, apps.slicer_run) are not added")
+endif()

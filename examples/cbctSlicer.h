@@ -1,0 +1,295 @@
+#ifndef cbctSlicer_h
+#define cbctSlicer_h
+
+// 3D Slicer command-line modules (the Slicer Execution Model): every app answers --xml with its
+// description, made by walking the CLI11 options (so it cannot drift from --help), accepts
+// --returnparameterfile FILE (output parameters as "name = value" lines) and
+// --processinformationaddress (progress as <filter-progress> lines on stdout, see
+// cbctProgressBar.h). What CLI11 cannot tell (images versus strings, output channels,
+// constraints, enumerations, groups) an app declares with SlicerModule().
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cbct::apps
+{
+
+/** What the Execution Model needs about one option beyond what CLI11 knows. Empty fields are
+ * derived from the option: the type from its C++ type (boolean for a flag, integer, double,
+ * string), no channel, no constraints, the group "Parameters". */
+struct SlicerParameter
+{
+  std::string type;                  // image, file, directory, integer-vector, double-vector, string-enumeration, ...
+  std::string channel;               // input or output (images, files, directories)
+  std::string group;                 // the <parameters> group's label
+  std::string minimum, maximum, step; // <constraints>
+  std::vector<std::string> elements; // string-enumeration values
+  std::string fileExtensions;        // e.g. ".xml"
+  std::string imageType;             // e.g. scalar (the type attribute of <image>)
+  std::string defaultValue;          // when the option has no captured default
+};
+
+/** An output parameter that is no option: a value the app computes and writes to
+ * --returnparameterfile (e.g. cbct-compare's MAE). */
+struct SlicerReturnParameter
+{
+  std::string name;
+  std::string type; // float, double, integer, string
+  std::string label;
+  std::string description;
+};
+
+struct SlicerModuleDescription
+{
+  std::string title;
+  std::map<std::string, SlicerParameter> parameters; // by long option name, with dashes ("--output")
+  std::vector<SlicerReturnParameter> returns;
+};
+
+/** The description of this process's app (one app per executable). */
+inline SlicerModuleDescription &
+SlicerModule()
+{
+  static SlicerModuleDescription module;
+  return module;
+}
+
+/** Sets the title and adds (or replaces) the declared parameters. */
+inline void
+DescribeForSlicer(const std::string & title, const std::map<std::string, SlicerParameter> & parameters,
+                  const std::vector<SlicerReturnParameter> & returns = {})
+{
+  SlicerModule().title = title;
+  for (const auto & entry : parameters)
+    SlicerModule().parameters[entry.first] = entry.second;
+  SlicerModule().returns = returns;
+}
+
+/** The values written to --returnparameterfile, in the order they were set. */
+inline std::vector<std::pair<std::string, std::string>> &
+SlicerReturnValues()
+{
+  static std::vector<std::pair<std::string, std::string>> values;
+  return values;
+}
+
+inline void
+SetSlicerReturnValue(const std::string & name, double value)
+{
+  std::ostringstream text;
+  text << std::setprecision(std::numeric_limits<double>::max_digits10) << value;
+  for (auto & entry : SlicerReturnValues())
+    if (entry.first == name)
+    {
+      entry.second = text.str();
+      return;
+    }
+  SlicerReturnValues().emplace_back(name, text.str());
+}
+
+inline std::string
+XmlEscaped(const std::string & text)
+{
+  std::string out;
+  for (char c : text)
+    switch (c)
+    {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  return out;
+}
+
+/** "first-angle" -> "firstAngle": the parameter's <name>, a C++ identifier as Slicer expects. */
+inline std::string
+SlicerName(const std::string & longName)
+{
+  std::string out;
+  bool upper = false;
+  for (char c : longName)
+  {
+    if (c == '-' || c == '_')
+      upper = true;
+    else
+    {
+      out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+      upper = false;
+    }
+  }
+  return out;
+}
+
+/** "first-angle" -> "First angle". */
+inline std::string
+SlicerLabel(const std::string & longName)
+{
+  std::string out = longName;
+  for (char & c : out)
+    if (c == '-' || c == '_')
+      c = ' ';
+  if (!out.empty())
+    out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
+  return out;
+}
+
+/** Whether an option is one of the Execution Model's parameters: not --help, --version or the
+ * hidden options of the Slicer protocol itself (group ""). */
+inline bool
+IsSlicerParameter(const CLI::Option * option)
+{
+  if (option->get_group().empty() || option->get_lnames().empty())
+    return false;
+  const std::string & name = option->get_lnames().front();
+  return name != "help" && name != "version";
+}
+
+/** The app's Execution Model XML. Throws when a declared parameter names no option. */
+inline std::string
+SlicerXml(const CLI::App & app, const std::string & version)
+{
+  const SlicerModuleDescription & module = SlicerModule();
+  const auto options = app.get_options([](const CLI::Option * o) { return IsSlicerParameter(o); });
+  for (const auto & entry : module.parameters)
+  {
+    bool found = false;
+    for (const CLI::Option * option : options)
+      found = found || "--" + option->get_lnames().front() == entry.first;
+    if (!found)
+      throw std::logic_error("Slicer description names " + entry.first + ", which is no option of " + app.get_name());
+  }
+
+  // Groups in the order of their first option.
+  std::vector<std::string> groups;
+  std::map<std::string, std::vector<const CLI::Option *>> byGroup;
+  for (const CLI::Option * option : options)
+  {
+    const auto it = module.parameters.find("--" + option->get_lnames().front());
+    const std::string group = it != module.parameters.end() && !it->second.group.empty() ? it->second.group : "Parameters";
+    if (byGroup.find(group) == byGroup.end())
+      groups.push_back(group);
+    byGroup[group].push_back(option);
+  }
+
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+    << "<executable>\n"
+    << "  <category>Reconstruction</category>\n"
+    << "  <title>" << XmlEscaped(module.title.empty() ? app.get_name() : module.title) << "</title>\n"
+    << "  <description>" << XmlEscaped(app.get_description()) << "</description>\n"
+    << "  <version>" << XmlEscaped(version) << "</version>\n"
+    << "  <documentation-url>https://github.com/ConeBeamCT/ConeBeamCT/blob/main/slicer/README.md</documentation-url>\n"
+    << "  <license>Apache 2.0</license>\n"
+    << "  <contributor>ConeBeamCT developers</contributor>\n"
+    << "  <acknowledgements>Geometry and file conventions follow RTK.</acknowledgements>\n";
+  for (const std::string & group : groups)
+  {
+    x << "  <parameters>\n    <label>" << XmlEscaped(group) << "</label>\n    <description>" << XmlEscaped(group)
+      << " of " << XmlEscaped(app.get_name()) << "</description>\n";
+    for (const CLI::Option * option : byGroup[group])
+    {
+      const std::string longName = option->get_lnames().front();
+      SlicerParameter p;
+      const auto it = module.parameters.find("--" + longName);
+      if (it != module.parameters.end())
+        p = it->second;
+      if (p.type.empty())
+      {
+        const std::string cliType = option->get_type_name();
+        if (option->get_expected_min() == 0 && option->get_expected_max() == 0)
+          p.type = "boolean";
+        else if (cliType == "INT" || cliType == "UINT")
+          p.type = "integer";
+        else if (cliType == "FLOAT")
+          p.type = "double";
+        else
+          p.type = "string";
+      }
+      std::string tag = "<" + p.type;
+      if (p.type == "image" && !p.imageType.empty())
+        tag += " type=\"" + p.imageType + "\"";
+      if ((p.type == "file" || p.type == "image") && !p.fileExtensions.empty())
+        tag += " fileExtensions=\"" + p.fileExtensions + "\"";
+      x << "    " << tag << ">\n";
+      x << "      <name>" << SlicerName(longName) << "</name>\n";
+      if (!option->get_snames().empty())
+        x << "      <flag>" << option->get_snames().front() << "</flag>\n";
+      x << "      <longflag>" << XmlEscaped(longName) << "</longflag>\n";
+      x << "      <label>" << XmlEscaped(SlicerLabel(longName)) << "</label>\n";
+      std::string description = option->get_description();
+      if (option->get_required())
+        description += " (required)";
+      x << "      <description>" << XmlEscaped(description) << "</description>\n";
+      std::string defaultValue = p.defaultValue.empty() ? option->get_default_str() : p.defaultValue;
+      if (p.type == "boolean")
+        defaultValue = "false";
+      if (!defaultValue.empty())
+        x << "      <default>" << XmlEscaped(defaultValue) << "</default>\n";
+      if (!p.channel.empty())
+        x << "      <channel>" << p.channel << "</channel>\n";
+      for (const std::string & element : p.elements)
+        x << "      <element>" << XmlEscaped(element) << "</element>\n";
+      if (!p.minimum.empty() || !p.maximum.empty() || !p.step.empty())
+      {
+        x << "      <constraints>\n";
+        if (!p.minimum.empty())
+          x << "        <minimum>" << p.minimum << "</minimum>\n";
+        if (!p.maximum.empty())
+          x << "        <maximum>" << p.maximum << "</maximum>\n";
+        if (!p.step.empty())
+          x << "        <step>" << p.step << "</step>\n";
+        x << "      </constraints>\n";
+      }
+      x << "    </" << p.type << ">\n";
+    }
+    x << "  </parameters>\n";
+  }
+  if (!module.returns.empty())
+  {
+    x << "  <parameters>\n    <label>Results</label>\n    <description>Values written to --returnparameterfile</description>\n";
+    for (const SlicerReturnParameter & r : module.returns)
+      x << "    <" << r.type << ">\n      <name>" << r.name << "</name>\n      <label>" << XmlEscaped(r.label)
+        << "</label>\n      <description>" << XmlEscaped(r.description) << "</description>\n      <channel>output</channel>\n    </"
+        << r.type << ">\n";
+    x << "  </parameters>\n";
+  }
+  x << "</executable>\n";
+  return x.str();
+}
+
+/** Writes the return values as "name = value" lines; returns false when the file cannot be written. */
+inline bool
+WriteSlicerReturnParameters(const std::string & path)
+{
+  std::ofstream out(path);
+  if (!out)
+    return false;
+  for (const auto & entry : SlicerReturnValues())
+    out << entry.first << " = " << entry.second << "\n";
+  return static_cast<bool>(out);
+}
+
+} // namespace cbct::apps
+
+#endif
