@@ -3,7 +3,8 @@
 
 CBCT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CBCT_BUILD=${CBCT_BUILD:-$CBCT_ROOT/build}
-CBCT_PACKAGES=(cmake ninja-build g++ libinsighttoolkit5-dev libcli11-dev libgtest-dev)
+# libvtk9-dev builds cbct-view (optional in CMake); xvfb and xauth run its offscreen test (xvfb-run).
+CBCT_PACKAGES=(cmake ninja-build g++ libinsighttoolkit5-dev libcli11-dev libgtest-dev libvtk9-dev xvfb xauth)
 
 cbct_log() {
   echo "== $*"

@@ -96,3 +96,17 @@ if(Python3_Interpreter_FOUND)
 else()
   message(STATUS "No Python 3: the apps' Slicer tests (apps.*.slicer_xml, apps.slicer_run) are not added")
 endif()
+
+# cbct-view (built with VTK): an offscreen screenshot of a ramp volume, checked pixel by pixel.
+# Debian's VTK renders through X only, so without a display the test runs under xvfb-run.
+if(TARGET cbct-view AND Python3_Interpreter_FOUND)
+  find_program(CBCT_XVFB_RUN xvfb-run)
+  if(CBCT_XVFB_RUN OR DEFINED ENV{DISPLAY})
+    add_test(NAME apps.cbct-view.screenshot
+      COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/view_check.py $<TARGET_FILE:cbct-view>
+              ${cbct_app_work}/view "${CBCT_XVFB_RUN}")
+    set_tests_properties(apps.cbct-view.screenshot PROPERTIES TIMEOUT 120)
+  else()
+    message(STATUS "No xvfb-run and no DISPLAY: apps.cbct-view.screenshot is not added (apt-get install xvfb)")
+  endif()
+endif()
