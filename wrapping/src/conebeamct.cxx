@@ -1,0 +1,651 @@
+// conebeamct._conebeamct: the compiled half of the Python package conebeamct (pybind11).
+//
+// Images cross as C-contiguous float32 numpy arrays in (z, y, x) order with spacing and origin in
+// (x, y, z) order, as ITK's Python functions do. The pure-Python conebeamct/__init__.py checks and
+// converts what users pass (dtype, contiguity, number of dimensions) and wraps the results in small
+// classes; the functions here check again and never guess.
+//
+// No copies where the memory allows: an input array is imported into an itk::Image without copying
+// (the filters do not write to their inputs), and an output itk::Image is handed to numpy without
+// copying (a capsule owns it). The GIL is released while ITK works; a progress callback is called with
+// the GIL held again.
+#include "cbctConfiguration.h"
+#include "cbctConstantImageSource.h"
+#include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctGeometricPhantom.h"
+#include "cbctPhantomProjectionSource.h"
+#include "cbctPhantomVolumeSource.h"
+#include "cbctRampFilterResponse.h"
+#include "cbctThreeDCircularProjectionGeometry.h"
+#include "cbctThreeDCircularProjectionGeometryXMLFileReader.h"
+#include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
+
+#include <itkCommand.h>
+#include <itkImage.h>
+#include <itkImageRegionSplitterDirection.h>
+#include <itkMultiThreaderBase.h>
+#include <itkStreamingImageFilter.h>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+// The CUDA path is compiled where the build has CUDA and the CUDA FDK filter exists (as in cbct-fdk).
+#if CBCT_USE_CUDA && __has_include("cbctCudaFDKConeBeamReconstructionFilter.h")
+#  define CBCT_PY_WITH_CUDA 1
+#  include "cbctCudaDevice.h"
+#  include "cbctCudaFDKConeBeamReconstructionFilter.h"
+#  include "cbctCudaImage.h"
+#else
+#  define CBCT_PY_WITH_CUDA 0
+#endif
+
+namespace py = pybind11;
+
+namespace
+{
+using ImageType = itk::Image<float, 3>;
+using Geometry = cbct::ThreeDCircularProjectionGeometry;
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+using Triple = std::array<double, 3>;
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kDegree = kPi / 180.;
+
+/** The Python object `Geometry`: a handle on the C++ geometry. */
+struct GeometryHandle
+{
+  Geometry::Pointer geometry = Geometry::New();
+
+  unsigned int
+  Index(long long k) const
+  {
+    const long long n = geometry->GetNumberOfProjections();
+    if (k < -n || k >= n)
+      throw py::index_error("projection index " + std::to_string(k) + " out of range for a geometry of " +
+                            std::to_string(n) + " projections");
+    return static_cast<unsigned int>(k < 0 ? k + n : k);
+  }
+};
+
+/** Throws ValueError unless `array` has `ndim` dimensions: "name has shape (..); expected ...". */
+void
+CheckDimensions(const py::array & array, const char * name, py::ssize_t ndim, const char * expected)
+{
+  if (array.ndim() == ndim)
+    return;
+  std::string shape = "(";
+  for (py::ssize_t d = 0; d < array.ndim(); ++d)
+    shape += (d ? ", " : "") + std::to_string(array.shape(d));
+  shape += array.ndim() == 1 ? ",)" : ")";
+  throw py::value_error(std::string(name) + " has shape " + shape + "; expected " + expected);
+}
+
+/** A numpy (z, y, x) view of an image's buffer; the returned array keeps the image alive. */
+template <typename TImage>
+py::array_t<float>
+ToNumpy(typename TImage::Pointer image)
+{
+  const auto size = image->GetBufferedRegion().GetSize();
+  float * buffer = image->GetBufferPointer(); // a CUDA image brings its host copy up to date here
+  auto * owner = new typename TImage::Pointer(image);
+  py::capsule capsule(owner, [](void * p) { delete static_cast<typename TImage::Pointer *>(p); });
+  return py::array_t<float>({ static_cast<py::ssize_t>(size[2]), static_cast<py::ssize_t>(size[1]),
+                              static_cast<py::ssize_t>(size[0]) },
+                            buffer, capsule);
+}
+
+/** An image on the buffer of a (z, y, x) float32 C-contiguous array: imported without a copy for an
+ * itk::Image (the array must outlive it), copied for a CUDA image (its data manager owns its buffer). */
+template <typename TImage>
+typename TImage::Pointer
+FromNumpy(const FloatArray & array, const Triple & spacing, const Triple & origin)
+{
+  auto image = TImage::New();
+  typename TImage::SizeType size;
+  typename TImage::SpacingType itkSpacing;
+  typename TImage::PointType itkOrigin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    size[d] = static_cast<itk::SizeValueType>(array.shape(2 - d));
+    itkSpacing[d] = spacing[d];
+    itkOrigin[d] = origin[d];
+  }
+  image->SetRegions(typename TImage::RegionType(size));
+  image->SetSpacing(itkSpacing);
+  image->SetOrigin(itkOrigin);
+  const auto count = static_cast<itk::SizeValueType>(array.size());
+  if constexpr (std::is_same_v<TImage, ImageType>)
+  {
+    image->GetPixelContainer()->SetImportPointer(const_cast<float *>(array.data()), count, false);
+  }
+  else
+  {
+    image->Allocate();
+    std::memcpy(image->GetBufferPointer(), array.data(), count * sizeof(float));
+  }
+  return image;
+}
+
+/** Runs `update` without the GIL, calling progress(fraction) with the GIL while `observed` reports
+ * progress, with increasing fractions only. `pieces` streamed pieces (StartEvents of `observed`) make one progress from 0 to 1.
+ * A Python exception raised by the callback aborts the work and is raised again here. */
+void
+RunWithProgress(itk::ProcessObject * observed, const std::function<void()> & update, const py::object & progress,
+                unsigned int pieces = 1)
+{
+  if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
+    throw py::type_error("progress must be callable (it is called with the fraction done, 0 to 1), or None");
+  struct State
+  {
+    unsigned int piece = 0;
+    double last = -1.; // ITK's accumulated progress can step back a little: report only increases
+    std::unique_ptr<py::error_already_set> error;
+  } state;
+  unsigned long startTag = 0, progressTag = 0;
+  const bool observe = !progress.is_none();
+  if (observe)
+  {
+    startTag = observed->AddObserver(itk::StartEvent(), [&state](const itk::EventObject &) { ++state.piece; });
+    progressTag = observed->AddObserver(itk::ProgressEvent(), [&, observed](const itk::EventObject &) {
+      py::gil_scoped_acquire gil;
+      if (state.error)
+        return;
+      const double done = std::min(1., ((state.piece > 0 ? state.piece - 1 : 0) + static_cast<double>(observed->GetProgress())) / pieces);
+      if (!(done > state.last))
+        return;
+      state.last = done;
+      try
+      {
+        progress(done);
+      }
+      catch (py::error_already_set & e)
+      {
+        state.error = std::make_unique<py::error_already_set>(std::move(e));
+        observed->AbortGenerateDataOn();
+      }
+    });
+  }
+  try
+  {
+    py::gil_scoped_release release;
+    update();
+  }
+  catch (...)
+  {
+    if (observe)
+    {
+      observed->RemoveObserver(startTag);
+      observed->RemoveObserver(progressTag);
+    }
+    if (state.error)
+      throw py::error_already_set(*state.error);
+    throw;
+  }
+  if (observe)
+  {
+    observed->RemoveObserver(startTag);
+    observed->RemoveObserver(progressTag);
+  }
+  if (state.error)
+    throw py::error_already_set(*state.error);
+}
+
+cbct::GeometricPhantom::Pointer
+MakePhantom(const std::string & phantom, double scale)
+{
+  auto result = cbct::GeometricPhantom::New();
+  std::string name = phantom;
+  for (char & c : name)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (name == "shepplogan" || name == "shepp-logan" || name == "shepp_logan")
+  {
+    if (!std::isfinite(scale) || !(scale > 0.))
+      throw py::value_error("scale is " + py::repr(py::float_(scale)).cast<std::string>() +
+                            "; expected the phantom's scale in mm, > 0");
+    result->SetToSheppLogan(scale);
+  }
+  else
+    result->ReadFromFile(phantom);
+  return result;
+}
+
+py::array_t<float>
+ProjectPhantom(const GeometryHandle & geometry,
+               const std::array<unsigned long, 2> & size,
+               const std::array<double, 2> & spacing,
+               const std::array<double, 2> & origin,
+               const std::string & phantomName,
+               double scale,
+               const py::object & progress)
+{
+  auto phantom = MakePhantom(phantomName, scale);
+  const unsigned int count = geometry.geometry->GetNumberOfProjections();
+  if (count == 0)
+    throw py::value_error("geometry has no projections");
+  auto source = cbct::PhantomProjectionSource<ImageType>::New();
+  ImageType::SizeType imageSize{ { size[0], size[1], count } };
+  ImageType::SpacingType imageSpacing;
+  ImageType::PointType imageOrigin;
+  imageSpacing[0] = spacing[0];
+  imageSpacing[1] = spacing[1];
+  imageSpacing[2] = 1.;
+  imageOrigin[0] = origin[0];
+  imageOrigin[1] = origin[1];
+  imageOrigin[2] = 0.;
+  source->SetSize(imageSize);
+  source->SetSpacing(imageSpacing);
+  source->SetOrigin(imageOrigin);
+  source->SetGeometry(geometry.geometry);
+  source->SetPhantom(phantom);
+  RunWithProgress(source, [&] { source->Update(); }, progress);
+  ImageType::Pointer output = source->GetOutput();
+  output->DisconnectPipeline();
+  return ToNumpy<ImageType>(output);
+}
+
+py::array_t<float>
+VoxelizePhantom(const std::array<unsigned long, 3> & size,
+                const Triple & spacing,
+                const Triple & origin,
+                const std::string & phantomName,
+                double scale,
+                unsigned int supersampling,
+                const py::object & progress)
+{
+  auto phantom = MakePhantom(phantomName, scale);
+  auto source = cbct::PhantomVolumeSource<ImageType>::New();
+  ImageType::SizeType imageSize{ { size[0], size[1], size[2] } };
+  ImageType::SpacingType imageSpacing;
+  ImageType::PointType imageOrigin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    imageSpacing[d] = spacing[d];
+    imageOrigin[d] = origin[d];
+  }
+  source->SetSize(imageSize);
+  source->SetSpacing(imageSpacing);
+  source->SetOrigin(imageOrigin);
+  source->SetPhantom(phantom);
+  source->SetSupersampling(supersampling);
+  RunWithProgress(source, [&] { source->Update(); }, progress);
+  ImageType::Pointer output = source->GetOutput();
+  output->DisconnectPipeline();
+  return ToNumpy<ImageType>(output);
+}
+
+struct FdkOptions
+{
+  std::array<unsigned long, 3> size; // x, y, z
+  Triple spacing;
+  Triple origin;
+  cbct::RampWindow window = cbct::RampWindow::RamLak;
+  double cutOff = 1.;
+  bool displaced = true;
+  unsigned int divisions = 1;
+};
+
+/** The pipeline of cbct-fdk for one image type and FDK filter: a grid of zeros, FDK, streamed in
+ * slabs along y. Returns the volume and the stage times. */
+template <class TImage, class TFDK>
+py::tuple
+Reconstruct(const FloatArray & projectionsArray,
+            const Triple & projectionSpacing,
+            const Triple & projectionOrigin,
+            const GeometryHandle & geometry,
+            const FdkOptions & o,
+            const std::string & hardware,
+            const py::object & progress)
+{
+  typename TImage::Pointer projections = FromNumpy<TImage>(projectionsArray, projectionSpacing, projectionOrigin);
+
+  auto grid = cbct::ConstantImageSource<TImage>::New();
+  typename TImage::SizeType size;
+  typename TImage::SpacingType spacing;
+  typename TImage::PointType origin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    size[d] = o.size[d];
+    spacing[d] = o.spacing[d];
+    origin[d] = o.origin[d];
+  }
+  grid->SetSize(size);
+  grid->SetSpacing(spacing);
+  grid->SetOrigin(origin);
+  grid->SetConstant(0.f);
+
+  auto fdk = TFDK::New();
+  fdk->SetInput(0, grid->GetOutput());
+  fdk->SetProjections(projections);
+  fdk->SetGeometry(geometry.geometry);
+  fdk->GetRampFilter()->SetWindow(o.window);
+  fdk->GetRampFilter()->SetCutOff(o.cutOff);
+  fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(o.displaced);
+  {
+    py::gil_scoped_release release;
+    fdk->UpdateOutputInformation(); // checks the geometry against the projections before the work
+  }
+
+  auto streamer = itk::StreamingImageFilter<TImage, TImage>::New();
+  streamer->SetInput(fdk->GetOutput());
+  streamer->SetNumberOfStreamDivisions(o.divisions);
+  auto splitter = itk::ImageRegionSplitterDirection::New();
+  splitter->SetDirection(2); // never split along z: slabs along y, the rotation axis
+  streamer->SetRegionSplitter(splitter);
+  const unsigned int slabs = splitter->GetNumberOfSplits(fdk->GetOutput()->GetLargestPossibleRegion(), o.divisions);
+
+  const auto start = std::chrono::steady_clock::now();
+  RunWithProgress(fdk, [&] { streamer->Update(); }, progress, slabs);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  typename TImage::Pointer volume = streamer->GetOutput();
+  volume->DisconnectPipeline();
+  py::dict info;
+  info["hardware"] = hardware;
+  info["slabs"] = slabs;
+  info["weighting_s"] = fdk->GetWeightingTime();
+  info["filtering_s"] = fdk->GetFilteringTime();
+  info["backprojection_s"] = fdk->GetBackProjectionTime();
+  info["upload_s"] = fdk->GetUploadTime();
+  info["download_s"] = fdk->GetDownloadTime();
+  info["total_s"] = seconds;
+  return py::make_tuple(ToNumpy<TImage>(volume), info);
+}
+
+py::tuple
+Fdk(const FloatArray & projections,
+    const Triple & projectionSpacing,
+    const Triple & projectionOrigin,
+    const GeometryHandle & geometry,
+    const std::array<unsigned long, 3> & size,
+    const Triple & spacing,
+    const Triple & origin,
+    const std::string & window,
+    double cutOff,
+    bool displaced,
+    const std::string & hardware,
+    unsigned int divisions,
+    const py::object & progress)
+{
+  CheckDimensions(projections, "projections", 3, "3 dimensions (projection, v, u)");
+  FdkOptions o;
+  o.size = size;
+  o.spacing = spacing;
+  o.origin = origin;
+  o.window = cbct::ParseRampWindow(window);
+  if (!std::isfinite(cutOff) || !(cutOff > 0.) || cutOff > 1.)
+    throw py::value_error("cutoff is " + py::repr(py::float_(cutOff)).cast<std::string>() +
+                          "; expected a fraction of the Nyquist frequency in (0, 1]");
+  o.cutOff = cutOff;
+  o.displaced = displaced;
+  if (divisions < 1)
+    throw py::value_error("divisions is 0; expected an integer >= 1");
+  o.divisions = divisions;
+  if (hardware != "cpu" && hardware != "cuda" && hardware != "auto")
+    throw py::value_error("hardware is '" + hardware + "'; expected 'cpu', 'cuda' or 'auto'");
+#if CBCT_PY_WITH_CUDA
+  if (hardware != "cpu")
+  {
+    std::string device;
+    const bool available = cbct::CudaDeviceAvailable(&device);
+    if (hardware == "cuda" && !available)
+      throw py::value_error("hardware is 'cuda' but no CUDA device is available" +
+                            (device.empty() ? std::string() : " (" + device + ")"));
+    if (available)
+    {
+      using CudaImageType = cbct::CudaImage<float, 3>;
+      return Reconstruct<CudaImageType, cbct::CudaFDKConeBeamReconstructionFilter<CudaImageType>>(
+        projections, projectionSpacing, projectionOrigin, geometry, o, "cuda (" + device + ")", progress);
+    }
+  }
+#else
+  if (hardware == "cuda")
+    throw py::value_error("hardware is 'cuda' but this build of ConeBeamCT has no CUDA FDK");
+#endif
+  return Reconstruct<ImageType, cbct::FDKConeBeamReconstructionFilter<ImageType>>(
+    projections, projectionSpacing, projectionOrigin, geometry, o, "cpu", progress);
+}
+
+bool
+HasCuda()
+{
+  return CBCT_PY_WITH_CUDA != 0;
+}
+
+py::dict
+ParametersDict(const Geometry::Parameters & p)
+{
+  py::dict d;
+  d["sid"] = p.sourceToIsocenterDistance;
+  d["sdd"] = p.sourceToDetectorDistance;
+  d["angle"] = p.gantryAngle / kDegree;
+  d["proj_offset_x"] = p.projectionOffsetX;
+  d["proj_offset_y"] = p.projectionOffsetY;
+  d["out_of_plane_angle"] = p.outOfPlaneAngle / kDegree;
+  d["in_plane_angle"] = p.inPlaneAngle / kDegree;
+  d["source_offset_x"] = p.sourceOffsetX;
+  d["source_offset_y"] = p.sourceOffsetY;
+  return d;
+}
+
+/** Per-projection values as a 1D float64 array. */
+template <typename F>
+py::array_t<double>
+PerProjection(const GeometryHandle & g, F value)
+{
+  const unsigned int n = g.geometry->GetNumberOfProjections();
+  py::array_t<double> result(static_cast<py::ssize_t>(n));
+  auto r = result.mutable_unchecked<1>();
+  for (unsigned int k = 0; k < n; ++k)
+    r(k) = value(k);
+  return result;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_conebeamct, m)
+{
+  m.doc() = "Compiled core of conebeamct (use the package conebeamct, not this module directly)";
+
+  static py::exception<itk::ExceptionObject> itkError(m, "ITKError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try
+    {
+      if (p)
+        std::rethrow_exception(p);
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      // The description is the message (ITK's what() adds the C++ file and line).
+      itkError(e.GetDescription());
+    }
+  });
+
+  py::class_<GeometryHandle>(m, "Geometry", R"(Cone-beam scan geometry, one entry per projection (RTK's convention).
+
+Each projection is either RTK's parameters (source-to-isocenter distance sid, source-to-detector
+distance sdd, gantry angle, detector and source offsets, in-plane and out-of-plane angles; mm and
+degrees) or a bare 3x4 matrix mapping world (mm) to detector (mm) coordinates.
+
+Geometry() is empty; Geometry.circular(...) makes a circular scan; Geometry.read(path) reads RTK's
+ThreeDCircularGeometry XML.)")
+    .def(py::init<>())
+    .def_static(
+      "circular",
+      [](long long n, double arc, double sid, double sdd, double firstAngle, double offsetX, double offsetY) {
+        if (n < 1)
+          throw py::value_error("n is " + std::to_string(n) + "; expected a number of projections >= 1");
+        if (!std::isfinite(arc) || !(arc > 0.) || arc > 360.)
+          throw py::value_error("arc is " + py::repr(py::float_(arc)).cast<std::string>() +
+                                "; expected an angle in degrees in (0, 360]");
+        GeometryHandle g;
+        const auto count = static_cast<unsigned int>(n);
+        // Projection k at first + k * arc / n, as cbct-simulate and RTK's rtksimulatedgeometry.
+        for (unsigned int k = 0; k < count; ++k)
+          g.geometry->AddProjection(sid, sdd, firstAngle + k * arc / count, offsetX, offsetY);
+        return g;
+      },
+      py::arg("n"), py::arg("arc") = 360., py::arg("sid") = 1000., py::arg("sdd") = 1500.,
+      py::arg("first_angle") = 0., py::arg("proj_offset_x") = 0., py::arg("proj_offset_y") = 0.,
+      "A circular scan of n projections, projection k at gantry angle first_angle + k * arc / n (degrees), "
+      "as cbct-simulate makes it.")
+    .def(
+      "add_projection",
+      [](GeometryHandle & g, double sid, double sdd, double angle, double pox, double poy, double outOfPlane,
+         double inPlane, double sox, double soy) {
+        g.geometry->AddProjection(sid, sdd, angle, pox, poy, outOfPlane, inPlane, sox, soy);
+      },
+      py::arg("sid"), py::arg("sdd"), py::arg("angle"), py::arg("proj_offset_x") = 0., py::arg("proj_offset_y") = 0.,
+      py::arg("out_of_plane_angle") = 0., py::arg("in_plane_angle") = 0., py::arg("source_offset_x") = 0.,
+      py::arg("source_offset_y") = 0.,
+      "Adds a projection from RTK's parameters: distances in mm, angles in degrees.")
+    .def(
+      "add_matrix",
+      [](GeometryHandle & g, py::array_t<double, py::array::c_style | py::array::forcecast> matrix) {
+        if (matrix.ndim() != 2 || matrix.shape(0) != 3 || matrix.shape(1) != 4)
+        {
+          std::string shape = "(";
+          for (py::ssize_t d = 0; d < matrix.ndim(); ++d)
+            shape += (d ? ", " : "") + std::to_string(matrix.shape(d));
+          shape += matrix.ndim() == 1 ? ",)" : ")";
+          throw py::value_error("matrix has shape " + shape + "; expected (3, 4)");
+        }
+        Geometry::MatrixType mat;
+        auto a = matrix.unchecked<2>();
+        for (unsigned int i = 0; i < 3; ++i)
+          for (unsigned int j = 0; j < 4; ++j)
+            mat[i][j] = a(i, j);
+        g.geometry->AddProjection(mat);
+      },
+      py::arg("matrix"),
+      "Adds a projection given by its 3x4 world (mm) to detector (mm) matrix; any scale and sign (it is "
+      "normalised).")
+    .def_static(
+      "read",
+      [](const std::string & path) {
+        auto reader = cbct::ThreeDCircularProjectionGeometryXMLFileReader::New();
+        reader->SetFilename(path);
+        reader->GenerateOutputInformation();
+        GeometryHandle g;
+        g.geometry = reader->GetGeometry();
+        return g;
+      },
+      py::arg("path"), "Reads RTK's ThreeDCircularGeometry XML.")
+    .def(
+      "write",
+      [](const GeometryHandle & g, const std::string & path) {
+        auto writer = cbct::ThreeDCircularProjectionGeometryXMLFileWriter::New();
+        writer->SetFilename(path);
+        writer->SetObject(const_cast<Geometry *>(g.geometry.GetPointer()));
+        writer->WriteFile();
+      },
+      py::arg("path"), "Writes RTK's ThreeDCircularGeometry XML.")
+    .def("clear", [](GeometryHandle & g) { g.geometry->Clear(); }, "Removes every projection.")
+    .def("__len__", [](const GeometryHandle & g) { return g.geometry->GetNumberOfProjections(); })
+    .def(
+      "matrices",
+      [](const GeometryHandle & g) {
+        const unsigned int n = g.geometry->GetNumberOfProjections();
+        py::array_t<double> result({ static_cast<py::ssize_t>(n), py::ssize_t(3), py::ssize_t(4) });
+        auto r = result.mutable_unchecked<3>();
+        for (unsigned int k = 0; k < n; ++k)
+        {
+          const auto & mat = g.geometry->GetMatrix(k);
+          for (unsigned int i = 0; i < 3; ++i)
+            for (unsigned int j = 0; j < 4; ++j)
+              r(k, i, j) = mat[i][j];
+        }
+        return result;
+      },
+      "The normalised 3x4 world-to-detector matrices, an (n, 3, 4) float64 array (a copy).")
+    .def(
+      "has_parameters",
+      [](const GeometryHandle & g, long long k) { return g.geometry->HasParameters(g.Index(k)); }, py::arg("k"),
+      "Whether projection k was given by RTK parameters (False: as a bare matrix).")
+    .def(
+      "parameters",
+      [](const GeometryHandle & g, long long k) -> py::object {
+        const unsigned int i = g.Index(k);
+        if (!g.geometry->HasParameters(i))
+          return py::none();
+        return ParametersDict(g.geometry->GetParameters(i));
+      },
+      py::arg("k"),
+      "RTK parameters of projection k as a dict (sid, sdd, angle, proj_offset_x, proj_offset_y, "
+      "out_of_plane_angle, in_plane_angle, source_offset_x, source_offset_y; mm and degrees), or None when it "
+      "was given as a matrix.")
+    .def(
+      "gantry_angles",
+      [](const GeometryHandle & g) {
+        return PerProjection(g, [&](unsigned int k) { return g.geometry->GetGantryAngle(k) / kDegree; });
+      },
+      "Gantry angle of each projection in degrees, in [0, 360) (for a matrix: the source's azimuth).")
+    .def(
+      "source_to_isocenter_distances",
+      [](const GeometryHandle & g) {
+        return PerProjection(g, [&](unsigned int k) { return g.geometry->GetSourceToIsocenterDistance(k); });
+      },
+      "Source-to-isocenter distance of each projection (mm).")
+    .def(
+      "source_to_detector_distances",
+      [](const GeometryHandle & g) {
+        return PerProjection(g, [&](unsigned int k) { return g.geometry->GetSourceToDetectorDistance(k); });
+      },
+      "Source-to-detector distance of each projection (mm).")
+    .def(
+      "source_positions",
+      [](const GeometryHandle & g) {
+        const unsigned int n = g.geometry->GetNumberOfProjections();
+        py::array_t<double> result({ static_cast<py::ssize_t>(n), py::ssize_t(3) });
+        auto r = result.mutable_unchecked<2>();
+        for (unsigned int k = 0; k < n; ++k)
+        {
+          const auto s = g.geometry->GetSourcePosition(k);
+          for (unsigned int d = 0; d < 3; ++d)
+            r(k, d) = s[d];
+        }
+        return result;
+      },
+      "Source position of each projection, an (n, 3) array of world (x, y, z) in mm.")
+    .def("__repr__", [](const GeometryHandle & g) {
+      const unsigned int n = g.geometry->GetNumberOfProjections();
+      std::string text = "<conebeamct.Geometry of " + std::to_string(n) + " projection" + (n == 1 ? "" : "s");
+      if (n > 0)
+      {
+        char range[64];
+        std::snprintf(range, sizeof(range), ", %.1f deg covered", g.geometry->GetAngularRange() / kDegree);
+        text += range;
+      }
+      return text + ">";
+    });
+
+  m.def("_project_phantom", &ProjectPhantom, py::arg("geometry"), py::arg("size"), py::arg("spacing"),
+        py::arg("origin"), py::arg("phantom"), py::arg("scale"), py::arg("progress"));
+  m.def("_voxelize_phantom", &VoxelizePhantom, py::arg("size"), py::arg("spacing"), py::arg("origin"),
+        py::arg("phantom"), py::arg("scale"), py::arg("supersampling"), py::arg("progress"));
+  m.def("_fdk", &Fdk, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
+        py::arg("geometry"), py::arg("size"), py::arg("spacing"), py::arg("origin"), py::arg("window"),
+        py::arg("cutoff"), py::arg("displaced"), py::arg("hardware"), py::arg("divisions"), py::arg("progress"));
+  m.def("has_cuda", &HasCuda, "Whether this build has the CUDA FDK (a device is still needed to use it).");
+  m.def(
+    "set_number_of_threads",
+    [](int n) {
+      if (n < 1)
+        throw py::value_error("number of threads is " + std::to_string(n) + "; expected an integer >= 1");
+      itk::MultiThreaderBase::SetGlobalDefaultNumberOfThreads(n);
+    },
+    py::arg("n"), "Sets ITK's default number of threads (for every later call).");
+  m.def(
+    "get_number_of_threads", [] { return itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads(); },
+    "ITK's default number of threads.");
+}

@@ -1,0 +1,300 @@
+"""ConeBeamCT from Python: cone-beam CT geometry, phantoms and FDK reconstruction.
+
+Images are :class:`Image` objects (:class:`Projections`, :class:`Volume`): a C-contiguous float32
+numpy ``array`` in (z, y, x) order -- numpy's order, ITK's reversed -- with ``spacing`` and
+``origin`` in (x, y, z) order and in mm, as ITK gives them. For projections z is the projection
+index, y the detector row v and x the column u. Functions also accept an ``itk.Image`` wherever
+they take an image (when the ``itk`` package is installed) and then return ``itk.Image`` results.
+
+Arrays are checked: another real dtype is converted to a float32 copy, a non-contiguous array to a
+contiguous copy, and a wrong number of dimensions raises ValueError naming the argument, its shape
+and what was expected. Errors from the C++ library raise :class:`ITKError` (a RuntimeError) with the
+library's message.
+
+What the C++ library has today is wrapped: :class:`Geometry`, :func:`project_phantom`,
+:func:`voxelize_phantom` and :func:`fdk`. Forward projection and backprojection operators and the
+iterative methods (SART, SIRT, CGLS, MLEM) are not in the library yet, so they are not here either.
+"""
+
+import os
+import sys
+
+import numpy as np
+
+from ._conebeamct import (
+    Geometry,
+    ITKError,
+    get_number_of_threads,
+    has_cuda,
+    set_number_of_threads,
+)
+from . import _conebeamct
+
+__all__ = [
+    "Geometry",
+    "Image",
+    "ITKError",
+    "Projections",
+    "Volume",
+    "fdk",
+    "get_number_of_threads",
+    "has_cuda",
+    "project_phantom",
+    "set_number_of_threads",
+    "voxelize_phantom",
+]
+
+__version__ = "0.1.0"
+
+
+def _shape_text(shape):
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def as_float32(array, name, ndim=3, expected="3 dimensions (z, y, x)"):
+    """``array`` as a C-contiguous float32 numpy array of ``ndim`` dimensions.
+
+    No copy when it is one already; a copy converted to float32 for another real dtype (bool,
+    integers, float16, float64: float64 values are rounded to float32) and a contiguous copy for a
+    strided view. Complex and non-numeric arrays raise TypeError; a wrong number of dimensions or an
+    empty axis raises ValueError naming ``name``.
+    """
+    a = np.asarray(array)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{name} has dtype {a.dtype}; expected real numbers (float32, or a real dtype to convert)")
+    if a.ndim != ndim:
+        raise ValueError(f"{name} has shape {_shape_text(a.shape)}; expected {expected}")
+    if 0 in a.shape:
+        raise ValueError(f"{name} has shape {_shape_text(a.shape)}; expected no empty axis")
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def _numbers(value, name, count, what, positive=False):
+    """A number or ``count`` numbers as a tuple of ``count`` finite floats."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} is {value!r}; expected {what}") from None
+    if a.ndim == 0:
+        a = np.full(count, a)
+    if a.shape != (count,) or not np.all(np.isfinite(a)) or (positive and not np.all(a > 0)):
+        raise ValueError(f"{name} is {value!r}; expected {what}")
+    return tuple(float(v) for v in a)
+
+
+def _sizes(value, name, count, what):
+    """A positive integer or ``count`` of them as a tuple of ints."""
+    values = (value,) * count if np.ndim(value) == 0 else tuple(value) if np.ndim(value) == 1 else ()
+    if len(values) != count:
+        raise ValueError(f"{name} is {value!r}; expected {what}")
+    result = []
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} is {value!r}; expected {what}")
+        result.append(int(v))
+    return tuple(result)
+
+
+def _is_itk_image(obj):
+    return "itk" in sys.modules and hasattr(obj, "GetLargestPossibleRegion") and hasattr(obj, "GetSpacing")
+
+
+class Image:
+    """A 3D image: ``array`` (z, y, x) float32, ``spacing`` and ``origin`` (x, y, z) in mm.
+
+    ``origin`` is the centre of the first voxel, as in ITK. The array is checked and converted as
+    :func:`as_float32` says (no copy when it is already a C-contiguous float32 array).
+    """
+
+    def __init__(self, array, spacing=(1.0, 1.0, 1.0), origin=(0.0, 0.0, 0.0)):
+        self.array = as_float32(array, "array")
+        self.spacing = _numbers(spacing, "spacing", 3, "a spacing > 0 in mm, or 3 of them (x, y, z)", positive=True)
+        self.origin = _numbers(origin, "origin", 3, "3 coordinates (x, y, z) in mm")
+        self._base = None  # an itk.Image this array is a view of
+
+    @property
+    def shape(self):
+        """The array's shape, (z, y, x)."""
+        return self.array.shape
+
+    def axis(self, d):
+        """World coordinates (mm) of the voxel centres along axis d: 0 for x, 1 for y, 2 for z."""
+        n = self.array.shape[2 - d]
+        return self.origin[d] + self.spacing[d] * np.arange(n)
+
+    def to_itk(self):
+        """An ``itk.Image[itk.F, 3]`` sharing this array's memory (no copy)."""
+        import itk
+
+        image = itk.GetImageViewFromArray(self.array)
+        image.SetSpacing(self.spacing)
+        image.SetOrigin(self.origin)
+        return image
+
+    @classmethod
+    def from_itk(cls, image, name="image"):
+        """The image of an ``itk.Image`` of 3 dimensions and identity direction: a view of its
+        memory when its pixels are float32 (a converted copy otherwise)."""
+        import itk
+
+        if image.GetImageDimension() != 3:
+            raise ValueError(f"{name} is an itk.Image of {image.GetImageDimension()} dimensions; expected 3")
+        direction = np.asarray(itk.array_from_matrix(image.GetDirection()))
+        if not np.allclose(direction, np.eye(3), rtol=0, atol=1e-9):
+            raise ValueError(f"{name} has direction {direction.tolist()}; expected the identity (ConeBeamCT images are axis-aligned)")
+        result = cls(
+            itk.GetArrayViewFromImage(image),
+            spacing=tuple(image.GetSpacing()),
+            origin=tuple(image.GetOrigin()),
+        )
+        result._base = image
+        return result
+
+    def __repr__(self):
+        return (
+            f"<conebeamct.{type(self).__name__} array {_shape_text(self.array.shape)} (z, y, x) float32, "
+            f"spacing {self.spacing}, origin {self.origin} (x, y, z) mm>"
+        )
+
+
+class Projections(Image):
+    """A projection stack of line integrals: array (projection, v, u); spacing (su, sv, 1) and
+    origin (u0, v0, 0) in mm, the detector's (u, v) and the projection index."""
+
+
+class Volume(Image):
+    """A volume in world mm; ``info`` holds what made it (for :func:`fdk`: hardware and the time of
+    each stage in seconds)."""
+
+    def __init__(self, array, spacing=(1.0, 1.0, 1.0), origin=(0.0, 0.0, 0.0), info=None):
+        super().__init__(array, spacing, origin)
+        self.info = dict(info or {})
+
+
+def _as_input(image, name, cls):
+    """(image object, came from itk): accepts an :class:`Image` or an ``itk.Image``."""
+    if isinstance(image, Image):
+        # Re-checked: the attributes may have been replaced since.
+        checked = cls.__new__(cls)
+        Image.__init__(checked, image.array, image.spacing, image.origin)
+        return checked, False
+    if _is_itk_image(image):
+        return cls.from_itk(image, name), True
+    if isinstance(image, np.ndarray):
+        raise TypeError(
+            f"{name} is a bare numpy array; give conebeamct.{cls.__name__}(array, spacing, origin) "
+            "(spacing and origin in (x, y, z) order, mm) or an itk.Image"
+        )
+    raise TypeError(f"{name} is a {type(image).__name__}; expected a conebeamct.{cls.__name__} or an itk.Image")
+
+
+def _phantom(phantom):
+    name = os.fspath(phantom)
+    if not isinstance(name, str):
+        raise TypeError(f"phantom is {phantom!r}; expected 'shepplogan' or the path of an ellipsoid text file")
+    if name.lower() not in ("shepplogan", "shepp-logan", "shepp_logan") and not os.path.isfile(name):
+        raise FileNotFoundError(f"phantom is {name!r}: no such file (expected 'shepplogan' or an ellipsoid text file)")
+    return name
+
+
+def _centred(sizes, spacing):
+    return tuple(-0.5 * (n - 1) * s for n, s in zip(sizes, spacing))
+
+
+def _check_geometry(geometry):
+    if not isinstance(geometry, Geometry):
+        raise TypeError(f"geometry is a {type(geometry).__name__}; expected a conebeamct.Geometry")
+    if len(geometry) == 0:
+        raise ValueError("geometry has no projections")
+
+
+def project_phantom(geometry, detector_size, spacing, phantom="shepplogan", scale=60.0, origin=None, progress=None):
+    """Exact line integrals of an ellipsoid phantom for every projection of ``geometry``.
+
+    detector_size: N or (U, V) pixels (u first, as cbct-simulate's --detector-size); spacing: the
+    pixel size in mm, s or (su, sv); origin: (u0, v0) of the first pixel in mm, by default the
+    detector centred on its origin. phantom: 'shepplogan' (scaled by ``scale`` mm) or the path of an
+    ellipsoid text file (format in include/cbctGeometricPhantom.h). progress: None or a callable
+    given the fraction done. Returns :class:`Projections` of array shape (len(geometry), V, U).
+    """
+    _check_geometry(geometry)
+    size = _sizes(detector_size, "detector_size", 2, "N or (U, V) pixels, integers >= 1")
+    pixel = _numbers(spacing, "spacing", 2, "a pixel size > 0 in mm, or (su, sv)", positive=True)
+    first = _centred(size, pixel) if origin is None else _numbers(origin, "origin", 2, "(u0, v0) in mm")
+    array = _conebeamct._project_phantom(geometry, size, pixel, first, _phantom(phantom), float(scale), progress)
+    return Projections(array, (pixel[0], pixel[1], 1.0), (first[0], first[1], 0.0))
+
+
+def voxelize_phantom(shape, spacing=1.0, origin=None, phantom="shepplogan", scale=60.0, supersampling=1, progress=None):
+    """The phantom's density on a grid: the ground truth of a reconstruction.
+
+    shape: N or (nz, ny, nx), the array's shape; spacing: s or (sx, sy, sz) mm; origin: (x, y, z) of
+    the first voxel's centre, by default the grid centred on the isocenter. Each voxel is the mean of
+    supersampling^3 samples (use 2 or more for comparisons). Returns a :class:`Volume`.
+    """
+    zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
+    xyz = zyx[::-1]
+    step = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
+    first = _centred(xyz, step) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+    count = _sizes(supersampling, "supersampling", 1, "an integer >= 1")[0]
+    array = _conebeamct._voxelize_phantom(xyz, step, first, _phantom(phantom), float(scale), count, progress)
+    return Volume(array, step, first, info={"phantom": os.fspath(phantom), "supersampling": count})
+
+
+def fdk(
+    projections,
+    geometry,
+    shape,
+    spacing=1.0,
+    origin=None,
+    window="ramlak",
+    cutoff=1.0,
+    hardware="auto",
+    progress=None,
+    displaced=True,
+    divisions=1,
+):
+    """Feldkamp-Davis-Kress reconstruction, as ``cbct-fdk`` does it (bit for bit on the CPU).
+
+    projections: :class:`Projections` (or an ``itk.Image``) of line integrals, one slice per
+    projection of ``geometry``. shape: N or (nz, ny, nx), the shape of the returned array; spacing:
+    s or (sx, sy, sz) mm; origin: (x, y, z) of the first voxel, by default the volume centred on the
+    isocenter. window: 'ramlak', 'shepplogan', 'cosine', 'hamming' or 'hann'; cutoff in (0, 1], a
+    fraction of Nyquist. hardware: 'cpu', 'cuda' or 'auto' (CUDA when the build has it and a device
+    is present). progress: None or a callable given the fraction done (0 to 1); an exception it
+    raises stops the reconstruction and is raised here. displaced=False switches off
+    displaced-detector weighting; divisions > 1 reconstructs in slabs along y (less memory).
+
+    Short scans get Parker weights automatically. The GIL is released while it runs. Returns a
+    :class:`Volume` (``info`` has the hardware used and each stage's seconds), or an ``itk.Image``
+    when the projections were one.
+    """
+    checked, from_itk = _as_input(projections, "projections", Projections)
+    _check_geometry(geometry)
+    if checked.array.shape[0] != len(geometry):
+        raise ValueError(
+            f"projections has shape {_shape_text(checked.array.shape)}, {checked.array.shape[0]} projections, "
+            f"but geometry has {len(geometry)}"
+        )
+    zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
+    xyz = zyx[::-1]
+    step = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
+    first = _centred(xyz, step) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+    slabs = _sizes(divisions, "divisions", 1, "an integer >= 1")[0]
+    array, info = _conebeamct._fdk(
+        checked.array,
+        checked.spacing,
+        checked.origin,
+        geometry,
+        xyz,
+        step,
+        first,
+        str(window),
+        float(cutoff),
+        bool(displaced),
+        str(hardware),
+        slabs,
+        progress,
+    )
+    volume = Volume(array, step, first, info=info)
+    return volume.to_itk() if from_itk else volume
