@@ -5,6 +5,8 @@
 #include <itkImage.h>
 #include <itkImageRegionConstIterator.h>
 
+#include <algorithm>
+#include <fstream>
 #include <iomanip>
 
 namespace
@@ -19,6 +21,8 @@ struct Options
   double phantomScale = 60.;
   long long supersampling = 2;
   double peak = 2.;
+  std::string profile;
+  double profileY = 0.;
   int threads = 0;
 };
 
@@ -60,10 +64,47 @@ Print(const std::string & what, const Quality & q)
             << std::fixed << std::setprecision(2) << q.psnr << " dB" << std::defaultfloat << std::endl;
 }
 
+/** The line along x through the voxel nearest to (0, profileY, 0) mm: "x_mm,reconstruction,truth"
+ * lines after a header. */
+void
+WriteProfile(const Options & o, const ImageType * image, const ImageType * reference)
+{
+  ImageType::PointType point;
+  point[0] = 0.;
+  point[1] = o.profileY;
+  point[2] = 0.;
+  const ImageType::RegionType whole = image->GetLargestPossibleRegion();
+  const auto index = image->TransformPhysicalPointToIndex(point);
+  ImageType::IndexType start = whole.GetIndex();
+  for (unsigned int d = 1; d < 3; ++d)
+    start[d] = std::clamp(index[d], whole.GetIndex(d), whole.GetIndex(d) + static_cast<itk::IndexValueType>(whole.GetSize(d)) - 1);
+  std::ofstream out(o.profile);
+  if (!out)
+    throw Error("--profile " + o.profile + ": could not write the file");
+  ImageType::PointType first;
+  image->TransformIndexToPhysicalPoint(start, first);
+  out << "# cbct-compare profile along x at y = " << first[1] << " mm, z = " << first[2] << " mm of " << o.input << "\n";
+  out << "x_mm,reconstruction,truth\n";
+  out << std::setprecision(7);
+  for (itk::SizeValueType i = 0; i < whole.GetSize(0); ++i)
+  {
+    ImageType::IndexType at = start;
+    at[0] = whole.GetIndex(0) + static_cast<itk::IndexValueType>(i);
+    ImageType::PointType p;
+    image->TransformIndexToPhysicalPoint(at, p);
+    out << p[0] << "," << image->GetPixel(at) << "," << reference->GetPixel(at) << "\n";
+  }
+  if (!out)
+    throw Error("--profile " + o.profile + ": could not write the file");
+}
+
 int
 CompareToPhantom(const Options & o)
 {
   ApplyThreads(o.threads);
+  if (!o.profile.empty())
+    CheckOutputDirectory("--profile", o.profile);
+  CheckFinite("--profile-y", o.profileY);
   CheckReadableFile("--input", o.input, "image file");
   if (o.supersampling < 1 || o.supersampling > 16)
     Bad("--supersampling", o.supersampling, "an integer from 1 to 16");
@@ -99,6 +140,8 @@ CompareToPhantom(const Options & o)
   const Quality wholeQuality = Compare(image, reference, whole, o.peak);
   Print(label.str(), centralQuality);
   Print("whole volume", wholeQuality);
+  if (!o.profile.empty())
+    WriteProfile(o, image, reference);
   SetSlicerReturnValue("centralMAE", centralQuality.meanAbsoluteError);
   SetSlicerReturnValue("centralPSNR", centralQuality.psnr);
   SetSlicerReturnValue("wholeMAE", wholeQuality.meanAbsoluteError);
@@ -121,6 +164,9 @@ main(int argc, char ** argv)
   app.add_option("--phantom-scale", o.phantomScale, "Scale of the Shepp-Logan phantom (mm)")->capture_default_str();
   app.add_option("--supersampling", o.supersampling, "Phantom samples per voxel along each axis")->capture_default_str();
   app.add_option("--peak", o.peak, "Peak value for the PSNR")->capture_default_str();
+  app.add_option("--profile", o.profile, "Also write the line along x through (0, --profile-y, 0) mm as CSV: x_mm, "
+                                         "reconstruction, truth (scripts/plot-profile.py draws it)");
+  app.add_option("--profile-y", o.profileY, "y (mm) of the --profile line")->capture_default_str();
   AddCommonOptions(app, o.threads);
   DescribeForSlicer("CBCT Compare with Phantom",
                     {
@@ -129,6 +175,8 @@ main(int argc, char ** argv)
                       { "--phantom-scale", SlicerRange("Phantom", "0", "10000", "1") },
                       { "--supersampling", SlicerRange("Phantom", "1", "16", "1") },
                       { "--peak", SlicerRange("Phantom", "0", "1000", "0.1") },
+                      { "--profile", SlicerIo("file", "output", "Profile", ".csv") },
+                      { "--profile-y", SlicerIn("Profile") },
                     },
                     {
                       { "centralMAE", "double", "Central MAE", "Mean absolute error over the central region" },

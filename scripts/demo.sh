@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Demo: installs what is missing, builds the apps in build/, simulates a cone-beam scan of the
 # Shepp-Logan head, reconstructs it with FDK and measures the error against the phantom.
-# Writes out/geometry.xml, out/projections.mha, out/fdk.mha and out/fdk.png. Runs from any directory.
+# Writes out/geometry.xml, out/projections.mha, out/fdk.mha, out/fdk.png, out/profile.csv (a line through
+# the phantom, reconstruction and truth) and out/profile.png (with matplotlib). Runs from any directory.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -25,10 +26,22 @@ cbct_log "reconstruct: FDK of 128^3 voxels of 1 mm"
 cbct_log "slices: axial (x-z, through the ventricles at y = -15 mm), coronal (x-y), sagittal (z-y)"
 "$bin/cbct-slices" -i "$out/fdk.mha" -o "$out/fdk.png" --point 0,-15,0 --min 0.95 --max 1.1 --zoom 2
 
-cbct_log "error against the phantom (2x2x2-supersampled voxels)"
-"$bin/cbct-compare" -i "$out/fdk.mha" --phantom shepplogan --phantom-scale 60 --supersampling 2
+cbct_log "error against the phantom (2x2x2-supersampled voxels); profile along x at y = -15 mm"
+"$bin/cbct-compare" -i "$out/fdk.mha" --phantom shepplogan --phantom-scale 60 --supersampling 2 \
+  --profile "$out/profile.csv" --profile-y -15
 end=$(date +%s.%N)
+
+# The profile as a picture when matplotlib is there (plot-profile.py says so when it is not).
+python=$(command -v python3 || true)
+if [ -n "$python" ] && ! "$python" -c "import matplotlib" 2>/dev/null && [ -x /usr/bin/python3 ]; then
+  python=/usr/bin/python3 # Debian's python3-matplotlib when python3 on the PATH is another one
+fi
+rm -f "$out/profile.png"
+if [ -n "$python" ]; then
+  "$python" "$CBCT_ROOT/scripts/plot-profile.py" "$out/profile.csv" -o "$out/profile.png" ||
+    cbct_log "no profile picture (out/profile.csv has the numbers)"
+fi
 
 cbct_log "$(awk -v s="$start" -v w="$work_start" -v e="$end" \
   'BEGIN { printf "total %.1f s (set-up and build %.1f s, simulate + reconstruct + compare %.1f s)", e - s, w - s, e - w }')"
-cbct_log "wrote $out/fdk.mha and $out/fdk.png"
+cbct_log "wrote $out/fdk.mha, $out/fdk.png and $out/profile.csv$([ -f "$out/profile.png" ] && echo " and $out/profile.png")"

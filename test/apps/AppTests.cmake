@@ -93,6 +93,11 @@ if(Python3_Interpreter_FOUND)
     COMMAND ${CBCT_BASH} ${cbct_app_tests}/slicer_run.sh ${cbct_bin} ${cbct_app_work}/slicer_run
             ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py)
   set_tests_properties(apps.slicer_run PROPERTIES TIMEOUT 300)
+  # Pictures: scripts/plot-bench.py and scripts/plot-profile.py (PNG with matplotlib, else a message).
+  add_test(NAME apps.plots
+    COMMAND ${CBCT_BASH} ${cbct_app_tests}/plot_check.sh ${cbct_bin} ${cbct_app_work}/plots ${Python3_EXECUTABLE}
+            ${PROJECT_SOURCE_DIR}/scripts)
+  set_tests_properties(apps.plots PROPERTIES TIMEOUT 300)
 else()
   message(STATUS "No Python 3: the apps' Slicer tests (apps.*.slicer_xml, apps.slicer_run) are not added")
 endif()
