@@ -96,6 +96,11 @@ protected:
   GeometryType::ConstPointer m_Geometry;
 
 private:
+  /** Adds a batch's sums of one run of voxels to the output (as the CUDA kernel does per launch). */
+  void
+  AddRun(const std::vector<float> & sum, TOutputImage * output, const OutputImageRegionType & region,
+         typename TOutputImage::IndexType index, int run, int zFirst, int zEnd) const;
+
   std::vector<ConeProjection> m_Matrices;
 };
 

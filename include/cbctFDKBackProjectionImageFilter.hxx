@@ -212,6 +212,29 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::BeforeThreadedGenerateD
 
 template <typename TInputImage, typename TOutputImage>
 void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::AddRun(const std::vector<float> & sum,
+                                                               TOutputImage * output,
+                                                               const OutputImageRegionType & region,
+                                                               typename TOutputImage::IndexType index,
+                                                               int run,
+                                                               int zFirst,
+                                                               int zEnd) const
+{
+  const auto width = region.GetSize(0);
+  for (int r = 0; r < BackProjectionRun; ++r)
+  {
+    if (run + r < zFirst || run + r >= zEnd)
+      continue;
+    index[0] = region.GetIndex(0);
+    index[2] = run + r;
+    auto * out = output->GetBufferPointer() + output->ComputeOffset(index);
+    for (itk::SizeValueType x = 0; x < width; ++x)
+      out[x] += static_cast<typename TOutputImage::PixelType>(sum[r * width + x]);
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
 FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerateData(const OutputImageRegionType & region)
 {
   const TInputImage * input = this->GetInput(0);
@@ -240,10 +263,11 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerate
     const float fy = static_cast<float>(index[1]);
     for (int run = RunStart(zFirst); run < zEnd; run += BackProjectionRun)
     {
-      std::fill(sum.begin(), sum.end(), 0.f);
       const float fz = static_cast<float>(run);
       for (std::size_t k = 0; k < m_Matrices.size(); ++k)
       {
+        if (k % BackProjectionBatch == 0)
+          std::fill(sum.begin(), sum.end(), 0.f);
         const float * m = m_Matrices[k].matrix;
         const float * p = data + k * slice;
         for (itk::SizeValueType x = 0; x < width; ++x)
@@ -270,18 +294,12 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerate
             sum[r * width + x] += ((1.f - av) * low + av * high) * (inv * inv);
           }
         }
+        if ((k + 1) % BackProjectionBatch == 0 || k + 1 == m_Matrices.size())
+          this->AddRun(sum, output, region, index, run, zFirst, zEnd);
       }
       for (int r = 0; r < BackProjectionRun; ++r)
-      {
-        if (run + r < zFirst || run + r >= zEnd)
-          continue;
-        index[0] = region.GetIndex(0);
-        index[2] = run + r;
-        auto * out = output->GetBufferPointer() + output->ComputeOffset(index);
-        for (itk::SizeValueType x = 0; x < width; ++x)
-          out[x] += static_cast<typename TOutputImage::PixelType>(sum[r * width + x]);
-        progress.Completed(width);
-      }
+        if (run + r >= zFirst && run + r < zEnd)
+          progress.Completed(width);
     }
   }
 }
