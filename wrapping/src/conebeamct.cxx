@@ -11,6 +11,7 @@
 // the GIL held again.
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
+#include "cbctCudaDevice.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctGeometricPhantom.h"
 #include "cbctPhantomProjectionSource.h"
@@ -43,7 +44,6 @@
 // The CUDA path is compiled where the build has CUDA and the CUDA FDK filter exists (as in cbct-fdk).
 #if CBCT_USE_CUDA && __has_include("cbctCudaFDKConeBeamReconstructionFilter.h")
 #  define CBCT_PY_WITH_CUDA 1
-#  include "cbctCudaDevice.h"
 #  include "cbctCudaFDKConeBeamReconstructionFilter.h"
 #  include "cbctCudaImage.h"
 #else
@@ -457,7 +457,14 @@ PYBIND11_MODULE(_conebeamct, m)
 {
   m.doc() = "Compiled core of conebeamct (use the package conebeamct, not this module directly)";
 
-  static py::exception<itk::ExceptionObject> itkError(m, "ITKError", PyExc_RuntimeError);
+  // The exception type lives as long as the process (a static py::object would be released after the
+  // interpreter is gone).
+  static PyObject * itkError = nullptr;
+  {
+    py::exception<itk::ExceptionObject> type(m, "ITKError", PyExc_RuntimeError);
+    type.doc() = "An error of the ConeBeamCT C++ library (an itk::ExceptionObject), with its message.";
+    itkError = type.inc_ref().ptr();
+  }
   py::register_exception_translator([](std::exception_ptr p) {
     try
     {
@@ -467,7 +474,7 @@ PYBIND11_MODULE(_conebeamct, m)
     catch (const itk::ExceptionObject & e)
     {
       // The description is the message (ITK's what() adds the C++ file and line).
-      itkError(e.GetDescription());
+      PyErr_SetString(itkError, e.GetDescription());
     }
   });
 
@@ -637,6 +644,16 @@ ThreeDCircularGeometry XML.)")
         py::arg("geometry"), py::arg("size"), py::arg("spacing"), py::arg("origin"), py::arg("window"),
         py::arg("cutoff"), py::arg("displaced"), py::arg("hardware"), py::arg("divisions"), py::arg("progress"));
   m.def("has_cuda", &HasCuda, "Whether this build has the CUDA FDK (a device is still needed to use it).");
+  m.def(
+    "cuda_device",
+    []() -> py::object {
+      std::string description;
+      if (!HasCuda() || !cbct::CudaDeviceAvailable(&description))
+        return py::none();
+      return py::str(description);
+    },
+    "The CUDA device fdk(hardware='auto') would use (name, memory, compute capability), or None when "
+    "this build has no CUDA FDK or no device is present.");
   m.def(
     "set_number_of_threads",
     [](int n) {

@@ -24,6 +24,7 @@ import numpy as np
 from ._conebeamct import (
     Geometry,
     ITKError,
+    cuda_device,
     get_number_of_threads,
     has_cuda,
     set_number_of_threads,
@@ -36,6 +37,7 @@ __all__ = [
     "ITKError",
     "Projections",
     "Volume",
+    "cuda_device",
     "fdk",
     "get_number_of_threads",
     "has_cuda",
