@@ -90,6 +90,21 @@ public:
     return m_Downloads;
   }
 
+  /** Page-locks the host buffer (cudaHostRegister) so that transfers run at full speed and never
+   * stage through a bounce buffer. Costs about as much as one transfer, once per buffer: worth it
+   * for buffers transferred repeatedly (a projection stack reconstructed again, an output volume
+   * reused between updates). A refusal leaves the buffer pageable, which is only slower. */
+  void
+  PinHostBuffer();
+  /** Undoes PinHostBuffer(); must happen before the host buffer is freed (CudaImage does it). */
+  void
+  UnpinHostBuffer();
+  bool
+  IsHostBufferPinned() const
+  {
+    return m_Pinned;
+  }
+
   /** Frees the device buffer, downloading it first if it holds the only current copy. */
   void
   ReleaseDeviceBuffer();
@@ -112,6 +127,7 @@ private:
   std::size_t m_Bytes = 0;
   bool m_HostCurrent = true;
   bool m_DeviceCurrent = false;
+  bool m_Pinned = false;
   unsigned int m_Uploads = 0;
   unsigned int m_Downloads = 0;
 };

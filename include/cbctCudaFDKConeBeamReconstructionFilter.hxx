@@ -203,6 +203,10 @@ CudaFDKConeBeamReconstructionFilter<TImage>::Reconstruct(unsigned int pieces)
   // Where the projections are: normally in host memory; on the device if a CUDA filter made them.
   auto * stackManager = projections->GetCudaDataManager();
   const bool stackOnHost = stackManager->IsHostCurrent();
+  // Page-locked host buffers: full-speed transfers that overlap the kernels (once per buffer).
+  if (stackOnHost)
+    stackManager->PinHostBuffer();
+  output->GetCudaDataManager()->PinHostBuffer();
   const float * stackData = stackOnHost ? static_cast<const float *>(stackManager->GetHostBuffer())
                                         : static_cast<const float *>(stackManager->DeviceBufferForRead());
   const cudaMemcpyKind uploadKind = stackOnHost ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToDevice;

@@ -45,6 +45,10 @@ public:
   void
   Allocate(bool initializePixels = false) override
   {
+    // A larger buffer replaces the old one, which must not be freed while page-locked.
+    const auto * container = Superclass::GetPixelContainer();
+    if (!container || this->GetBufferedRegion().GetNumberOfPixels() > container->Capacity())
+      m_DataManager->UnpinHostBuffer();
     Superclass::Allocate(initializePixels);
     m_DataManager->SetHostBuffer(Superclass::GetBufferPointer(),
                                  this->GetBufferedRegion().GetNumberOfPixels() * sizeof(TPixel));
@@ -53,6 +57,7 @@ public:
   void
   Initialize() override
   {
+    m_DataManager->UnpinHostBuffer(); // the pixel container may be freed next
     Superclass::Initialize();
     m_DataManager = CudaDataManager::New(); // the old buffers are gone with the pixel container
   }

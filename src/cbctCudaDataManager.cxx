@@ -10,6 +10,8 @@ namespace cbct
 
 CudaDataManager::~CudaDataManager()
 {
+  if (m_Pinned)
+    cudaHostUnregister(m_Host);
   if (m_Device)
     cudaFree(m_Device); // no throwing from a destructor; a failure here leaves nothing to recover
 }
@@ -18,6 +20,11 @@ void
 CudaDataManager::SetHostBuffer(void * host, std::size_t bytes)
 {
   std::lock_guard<std::mutex> lock(m_Mutex);
+  if (m_Pinned && (host != m_Host || bytes != m_Bytes))
+  {
+    cudaHostUnregister(m_Host);
+    m_Pinned = false;
+  }
   if (bytes != m_Bytes && m_Device)
   {
     cudaFree(m_Device);
@@ -95,6 +102,27 @@ CudaDataManager::MarkHostModified()
   std::lock_guard<std::mutex> lock(m_Mutex);
   m_HostCurrent = true;
   m_DeviceCurrent = false;
+}
+
+void
+CudaDataManager::PinHostBuffer()
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  if (m_Pinned || !m_Host || m_Bytes == 0)
+    return;
+  if (cudaHostRegister(m_Host, m_Bytes, cudaHostRegisterDefault) == cudaSuccess)
+    m_Pinned = true;
+  else
+    cudaGetLastError(); // e.g. already registered elsewhere, or no room to lock: stay pageable
+}
+
+void
+CudaDataManager::UnpinHostBuffer()
+{
+  std::lock_guard<std::mutex> lock(m_Mutex);
+  if (m_Pinned)
+    cudaHostUnregister(m_Host);
+  m_Pinned = false;
 }
 
 void

@@ -90,6 +90,24 @@ TEST_F(CudaImageTest, GraftSharesTheDeviceBufferWithoutCopies)
   EXPECT_EQ(image->GetCudaDataManager()->GetNumberOfUploads(), 1u);
 }
 
+TEST_F(CudaImageTest, PinnedBuffersTransferAndAreReleasedBeforeReallocation)
+{
+  auto image = SmallImage();
+  auto * manager = image->GetCudaDataManager();
+  manager->PinHostBuffer();
+  EXPECT_TRUE(manager->IsHostBufferPinned());
+  const auto values = ReadDevice(manager->DeviceBufferForRead(), 7 * 5 * 3);
+  EXPECT_EQ(values[4], 1.5f * 5);
+  // A larger region reallocates the pixel buffer: it is unpinned first, and the new one works.
+  image->SetRegions(ImageType::RegionType(ImageType::SizeType{ { 70, 50, 30 } }));
+  image->Allocate();
+  EXPECT_FALSE(image->GetCudaDataManager()->IsHostBufferPinned());
+  image->FillBuffer(2.f);
+  image->GetCudaDataManager()->PinHostBuffer();
+  const auto after = ReadDevice(image->GetCudaDataManager()->DeviceBufferForRead(), 70 * 50 * 30);
+  EXPECT_EQ(after.back(), 2.f);
+}
+
 TEST(CudaDevice, AvailabilityIsReportedWithAReason)
 {
   std::string why;
