@@ -1,0 +1,177 @@
+#ifndef cbctSARTConeBeamReconstructionFilter_h
+#define cbctSARTConeBeamReconstructionFilter_h
+
+#include "cbctInputChecks.h"
+#include "cbctJosephOperator.h"
+
+#include <itkImageAlgorithm.h>
+#include <itkImageToImageFilter.h>
+
+namespace cbct
+{
+
+/** \class SARTConeBeamReconstructionFilter
+ * \brief SART, OS-SART and SIRT with Joseph's projector pair.
+ *
+ * Input 0 is the initial volume (its grid is the output's), input 1 the projections. Each
+ * iteration visits the subsets of NumberOfProjectionsPerSubset projections (subset s holds
+ * projections s, s + S, s + 2S, ... so each spans the whole arc) and updates
+ *   x += lambda * A_s^T [ (p_s - A_s x) / A_s 1 ] / A_s^T 1
+ * where A_s 1 is each ray's length through the volume and A_s^T 1 each voxel's sensitivity; rays
+ * and voxels where these are zero are left alone. One projection per subset is SART, all of them
+ * SIRT (NumberOfProjectionsPerSubset = 0 means all). With EnforcePositivity negative voxels are set
+ * to 0 after each update. An itk::IterationEvent follows each iteration (GetCurrentIteration());
+ * AbortGenerateDataOn() from an observer stops after the current one.
+ * \ingroup ConeBeamCT
+ */
+template <typename TImage>
+class ITK_TEMPLATE_EXPORT SARTConeBeamReconstructionFilter : public itk::ImageToImageFilter<TImage, TImage>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(SARTConeBeamReconstructionFilter);
+  using Self = SARTConeBeamReconstructionFilter;
+  using Superclass = itk::ImageToImageFilter<TImage, TImage>;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+  itkTypeMacro(SARTConeBeamReconstructionFilter, itk::ImageToImageFilter);
+
+  itkSetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
+  itkGetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
+  itkSetMacro(NumberOfIterations, unsigned int);
+  itkGetConstMacro(NumberOfIterations, unsigned int);
+  itkSetMacro(Lambda, double);
+  itkGetConstMacro(Lambda, double);
+  itkSetMacro(NumberOfProjectionsPerSubset, unsigned int);
+  itkGetConstMacro(NumberOfProjectionsPerSubset, unsigned int);
+  itkSetMacro(EnforcePositivity, bool);
+  itkGetConstMacro(EnforcePositivity, bool);
+  itkBooleanMacro(EnforcePositivity);
+  itkGetConstMacro(CurrentIteration, unsigned int);
+
+  void
+  SetProjections(const TImage * projections)
+  {
+    this->SetNthInput(1, const_cast<TImage *>(projections));
+  }
+
+protected:
+  SARTConeBeamReconstructionFilter() { this->SetNumberOfRequiredInputs(2); }
+  ~SARTConeBeamReconstructionFilter() override = default;
+
+  void
+  VerifyInputInformation() ITKv5_CONST override
+  {}
+  void
+  VerifyPreconditions() ITKv5_CONST override
+  {
+    Superclass::VerifyPreconditions();
+    if (m_Geometry.IsNull())
+      ThrowBadParameter("SART geometry", "none", "a ThreeDCircularProjectionGeometry");
+    if (m_NumberOfIterations < 1)
+      ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
+    if (!(m_Lambda > 0.) || !std::isfinite(m_Lambda))
+      ThrowBadParameter("relaxation lambda", m_Lambda, "a finite value > 0");
+  }
+  void
+  GenerateOutputInformation() override
+  {
+    Superclass::GenerateOutputInformation();
+    const auto count = this->GetInput(1)->GetLargestPossibleRegion().GetSize(2);
+    if (count != m_Geometry->GetNumberOfProjections())
+      ThrowBadParameter("number of projection images", count,
+                        "the geometry's number of projections (" + std::to_string(m_Geometry->GetNumberOfProjections()) + ")");
+    if (m_NumberOfProjectionsPerSubset > count)
+      ThrowBadParameter("projections per subset", m_NumberOfProjectionsPerSubset,
+                        "at most the number of projections (" + std::to_string(count) + "), or 0 for all");
+  }
+  void
+  GenerateInputRequestedRegion() override
+  {
+    for (unsigned int i = 0; i < 2; ++i)
+      if (auto * input = const_cast<TImage *>(this->GetInput(i)))
+        input->SetRequestedRegionToLargestPossibleRegion();
+  }
+  void
+  EnlargeOutputRequestedRegion(itk::DataObject * output) override
+  {
+    output->SetRequestedRegionToLargestPossibleRegion();
+  }
+  void
+  GenerateData() override
+  {
+    const TImage * initial = this->GetInput(0);
+    const TImage * projections = this->GetInput(1);
+    TImage * output = this->GetOutput();
+    output->SetBufferedRegion(output->GetRequestedRegion());
+    output->Allocate();
+    itk::ImageAlgorithm::Copy(initial, output, output->GetBufferedRegion(), output->GetBufferedRegion());
+
+    const JosephOperator<TImage> A(output, projections, m_Geometry);
+    const unsigned int count = m_Geometry->GetNumberOfProjections();
+    const unsigned int perSubset = m_NumberOfProjectionsPerSubset == 0 ? count : m_NumberOfProjectionsPerSubset;
+    const unsigned int subsets = (count + perSubset - 1) / perSubset;
+    std::vector<std::vector<unsigned int>> subsetProjections(subsets);
+    for (unsigned int k = 0; k < count; ++k)
+      subsetProjections[k % subsets].push_back(k);
+
+    const std::size_t pixels = A.PixelsPerProjection() * count, voxels = A.Voxels();
+    std::vector<float> ones(voxels, 1.f), rayLength(pixels), residual(pixels), onesProjections(pixels, 1.f);
+    std::vector<float> correction(voxels), sensitivity(voxels);
+    // Each subset's voxel sensitivity A_s^T 1 is the same every iteration: keep them when they fit in
+    // 1 GiB, otherwise recompute (one more backprojection per subset and iteration).
+    const bool keepSensitivities = static_cast<double>(subsets) * voxels * sizeof(float) <= double(1u << 30);
+    std::vector<std::vector<float>> sensitivities(keepSensitivities ? subsets : 0);
+    const float * measured = projections->GetBufferPointer();
+    float * x = output->GetBufferPointer();
+    std::vector<unsigned int> all(count);
+    for (unsigned int k = 0; k < count; ++k)
+      all[k] = k;
+    A.Forward(ones.data(), rayLength.data(), all, false);
+
+    for (m_CurrentIteration = 1; m_CurrentIteration <= m_NumberOfIterations && !this->GetAbortGenerateData(); ++m_CurrentIteration)
+    {
+      for (unsigned int s = 0; s < subsets; ++s)
+      {
+        const auto & subset = subsetProjections[s];
+        A.Forward(x, residual.data(), subset, false);
+        for (unsigned int k : subset)
+        {
+          const std::size_t first = static_cast<std::size_t>(k) * A.PixelsPerProjection();
+          for (std::size_t p = first; p < first + A.PixelsPerProjection(); ++p)
+            residual[p] = rayLength[p] > 0.f ? (measured[p] - residual[p]) / rayLength[p] : 0.f;
+        }
+        A.Back(residual.data(), correction.data(), subset, false);
+        if (!keepSensitivities)
+          A.Back(onesProjections.data(), sensitivity.data(), subset, false);
+        else if (sensitivities[s].empty())
+        {
+          sensitivities[s].resize(voxels);
+          A.Back(onesProjections.data(), sensitivities[s].data(), subset, false);
+        }
+        const std::vector<float> & weights = keepSensitivities ? sensitivities[s] : sensitivity;
+        for (std::size_t v = 0; v < voxels; ++v)
+        {
+          if (weights[v] > 0.f)
+            x[v] += static_cast<float>(m_Lambda) * correction[v] / weights[v];
+          if (m_EnforcePositivity && x[v] < 0.f)
+            x[v] = 0.f;
+        }
+      }
+      this->UpdateProgress(static_cast<float>(m_CurrentIteration) / m_NumberOfIterations);
+      this->InvokeEvent(itk::IterationEvent());
+    }
+    m_CurrentIteration = std::min(m_CurrentIteration, m_NumberOfIterations + 1) - 1;
+  }
+
+private:
+  ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
+  unsigned int m_NumberOfIterations = 3;
+  double m_Lambda = 0.3;
+  unsigned int m_NumberOfProjectionsPerSubset = 1;
+  bool m_EnforcePositivity = false;
+  unsigned int m_CurrentIteration = 0;
+};
+
+} // namespace cbct
+
+#endif
