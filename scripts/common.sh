@@ -7,7 +7,7 @@ CBCT_BUILD=${CBCT_BUILD:-$CBCT_ROOT/build}
 # python3-dev and pybind11-dev build the Python bindings (optional in CMake); python3-numpy and
 # python3-pytest run their tests (ctest: python.pytest).
 CBCT_PACKAGES=(cmake ninja-build g++ libinsighttoolkit5-dev libcli11-dev libgtest-dev libvtk9-dev xvfb xauth
-  python3-dev pybind11-dev python3-numpy python3-pytest)
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-matplotlib)
 
 cbct_log() {
   echo "== $*"
