@@ -60,6 +60,26 @@ public:
     m_Sdd = geometry->GetSourceToDetectorDistance(k);
   }
 
+  /** The ray through pixel (i, j) in closed form, for the CUDA projector: the source in voxel index
+   * coordinates `q0`, and 3x3 matrices (row major) taking (i, j, 1) to the ray's direction in voxel
+   * index coordinates (`toIndex`) and in world mm (`toWorld`), as Visit() computes them. */
+  void
+  RayParameters(double q0[3], double toIndex[9], double toWorld[9]) const
+  {
+    const auto & d = m_Detector.IndexToPhysical();
+    for (unsigned int r = 0; r < 3; ++r)
+    {
+      q0[r] = -m_Start[r];
+      for (unsigned int c = 0; c < 3; ++c)
+        q0[r] += m_ToIndex(r, c) * (m_Source[c] - m_Origin[c]);
+      for (unsigned int c = 0; c < 3; ++c)
+        toWorld[r * 3 + c] = -m_Sdd * (m_Inverse(r, 0) * d(0, c) + m_Inverse(r, 1) * d(1, c) + m_Inverse(r, 2) * d(2, c));
+    }
+    for (unsigned int r = 0; r < 3; ++r)
+      for (unsigned int c = 0; c < 3; ++c)
+        toIndex[r * 3 + c] = m_ToIndex(r, 0) * toWorld[c] + m_ToIndex(r, 1) * toWorld[3 + c] + m_ToIndex(r, 2) * toWorld[6 + c];
+  }
+
   /** Visits the samples of the ray through pixel (i, j) of the projection (pixel indices). */
   template <typename F>
   void

@@ -108,11 +108,8 @@ protected:
 
     const JosephOperator<TImage> A(output, projections, m_Geometry);
     const unsigned int count = m_Geometry->GetNumberOfProjections();
-    const unsigned int perSubset = m_NumberOfProjectionsPerSubset == 0 ? count : m_NumberOfProjectionsPerSubset;
-    const unsigned int subsets = (count + perSubset - 1) / perSubset;
-    std::vector<std::vector<unsigned int>> subsetProjections(subsets);
-    for (unsigned int k = 0; k < count; ++k)
-      subsetProjections[k % subsets].push_back(k);
+    const auto subsetProjections = this->Subsets();
+    const auto subsets = static_cast<unsigned int>(subsetProjections.size());
 
     const std::size_t pixels = A.PixelsPerProjection() * count, voxels = A.Voxels();
     std::vector<float> ones(voxels, 1.f), rayLength(pixels), residual(pixels), onesProjections(pixels, 1.f);
@@ -163,12 +160,27 @@ protected:
     m_CurrentIteration = std::min(m_CurrentIteration, m_NumberOfIterations + 1) - 1;
   }
 
+  /** Subsets of projection indices: subset s holds s, s + S, s + 2S, ... */
+  std::vector<std::vector<unsigned int>>
+  Subsets() const
+  {
+    const unsigned int count = m_Geometry->GetNumberOfProjections();
+    const unsigned int perSubset = m_NumberOfProjectionsPerSubset == 0 ? count : m_NumberOfProjectionsPerSubset;
+    const unsigned int subsets = (count + perSubset - 1) / perSubset;
+    std::vector<std::vector<unsigned int>> result(subsets);
+    for (unsigned int k = 0; k < count; ++k)
+      result[k % subsets].push_back(k);
+    return result;
+  }
+
 private:
   ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
   unsigned int m_NumberOfIterations = 3;
   double m_Lambda = 0.3;
   unsigned int m_NumberOfProjectionsPerSubset = 1;
   bool m_EnforcePositivity = false;
+
+protected:
   unsigned int m_CurrentIteration = 0;
 };
 

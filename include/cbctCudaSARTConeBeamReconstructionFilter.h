@@ -1,0 +1,105 @@
+#ifndef cbctCudaSARTConeBeamReconstructionFilter_h
+#define cbctCudaSARTConeBeamReconstructionFilter_h
+
+#include "cbctCudaFDKBackProjection.hcu"
+#include "cbctCudaImage.h"
+#include "cbctCudaJosephOperator.h"
+#include "cbctSARTConeBeamReconstructionFilter.h"
+
+namespace cbct
+{
+
+/** \class CudaSARTConeBeamReconstructionFilter
+ * \brief SARTConeBeamReconstructionFilter on the GPU: the same parameters, subsets and update, with
+ * CudaJosephOperator; the volume, projections and per-subset sensitivities stay on the device for
+ * all iterations.
+ * \ingroup ConeBeamCT
+ */
+template <typename TImage>
+class ITK_TEMPLATE_EXPORT CudaSARTConeBeamReconstructionFilter : public SARTConeBeamReconstructionFilter<TImage>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaSARTConeBeamReconstructionFilter);
+  using Self = CudaSARTConeBeamReconstructionFilter;
+  using Superclass = SARTConeBeamReconstructionFilter<TImage>;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+  itkTypeMacro(CudaSARTConeBeamReconstructionFilter, SARTConeBeamReconstructionFilter);
+
+protected:
+  CudaSARTConeBeamReconstructionFilter() = default;
+  ~CudaSARTConeBeamReconstructionFilter() override = default;
+
+  void
+  GenerateData() override
+  {
+    const TImage * initial = this->GetInput(0);
+    const TImage * projections = this->GetInput(1);
+    TImage * output = this->GetOutput();
+    output->SetBufferedRegion(output->GetRequestedRegion());
+    output->Allocate();
+    CudaJosephOperator A(output, projections, this->GetGeometry());
+    const std::size_t voxels = A.Voxels();
+    const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
+    const std::size_t pixels = A.PixelsPerProjection() * count;
+    const auto subsets = this->Subsets();
+
+    CudaDeviceBuffer<float> x(voxels), measured(pixels), rayLength(pixels), residual(pixels), ones(std::max(voxels, pixels)),
+      correction(voxels);
+    CudaCheck(cudaMemcpy(x.Data(), initial->GetBufferPointer(), voxels * sizeof(float), cudaMemcpyHostToDevice),
+              "cudaMemcpy (initial volume)", voxels * sizeof(float));
+    CudaCheck(cudaMemcpy(measured.Data(), projections->GetBufferPointer(), pixels * sizeof(float), cudaMemcpyHostToDevice),
+              "cudaMemcpy (projections)", pixels * sizeof(float));
+    CudaCheck(LaunchFill(ones.Data(), std::max(voxels, pixels), 1.f, nullptr), "LaunchFill (ones)");
+    std::vector<unsigned int> all(count);
+    for (unsigned int k = 0; k < count; ++k)
+      all[k] = k;
+    A.Forward(ones.Data(), rayLength.Data(), A.Subset(all), static_cast<int>(count));
+
+    // Per-subset sensitivities A_s^T 1, computed once.
+    std::vector<CudaDeviceBuffer<unsigned int> *> deviceSubsets;
+    std::vector<std::unique_ptr<CudaDeviceBuffer<float>>> sensitivities;
+    for (const auto & subset : subsets)
+    {
+      deviceSubsets.push_back(A.Subset(subset));
+      sensitivities.emplace_back(new CudaDeviceBuffer<float>(voxels));
+      A.Back(ones.Data(), sensitivities.back()->Data(), deviceSubsets.back(), static_cast<int>(subset.size()), false);
+    }
+
+    unsigned int iteration = 1;
+    for (; iteration <= this->GetNumberOfIterations() && !this->GetAbortGenerateData(); ++iteration)
+    {
+      for (std::size_t s = 0; s < subsets.size(); ++s)
+      {
+        const int n = static_cast<int>(subsets[s].size());
+        A.Forward(x.Data(), residual.Data(), deviceSubsets[s], n);
+        CudaSARTLaunch step;
+        step.measured = measured.Data();
+        step.rayLength = rayLength.Data();
+        step.residual = residual.Data();
+        step.subset = deviceSubsets[s]->Data();
+        step.count = n;
+        step.pixelsPerProjection = static_cast<long long>(A.PixelsPerProjection());
+        CudaCheck(LaunchSARTResidual(step, nullptr), "LaunchSARTResidual");
+        A.Back(residual.Data(), correction.Data(), deviceSubsets[s], n, false);
+        step.volume = x.Data();
+        step.correction = correction.Data();
+        step.sensitivity = sensitivities[s]->Data();
+        step.voxels = static_cast<long long>(voxels);
+        step.lambda = static_cast<float>(this->GetLambda());
+        step.positivity = this->GetEnforcePositivity() ? 1 : 0;
+        CudaCheck(LaunchSARTUpdate(step, nullptr), "LaunchSARTUpdate");
+      }
+      CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (SART iteration)");
+      this->m_CurrentIteration = iteration;
+      this->UpdateProgress(static_cast<float>(iteration) / this->GetNumberOfIterations());
+      this->InvokeEvent(itk::IterationEvent());
+    }
+    CudaCheck(cudaMemcpy(output->GetBufferPointer(), x.Data(), voxels * sizeof(float), cudaMemcpyDeviceToHost),
+              "cudaMemcpy (volume)", voxels * sizeof(float));
+  }
+};
+
+} // namespace cbct
+
+#endif
