@@ -3,12 +3,11 @@
 #include "cbctJosephBackProjectionImageFilter.h"
 #include "cbctJosephForwardProjectionImageFilter.h"
 #include "cbctSARTConeBeamReconstructionFilter.h"
-#include "cbctTestHelpers.h"
+#include "cbctIterativeTestHelpers.h"
 
 #include <gtest/gtest.h>
 #include <itkCommand.h>
 
-#include <array>
 #include <random>
 
 using namespace cbct;
@@ -38,36 +37,6 @@ Dot(const ImageType * a, const ImageType * b)
   for (; !ia.IsAtEnd(); ++ia, ++ib)
     sum += static_cast<double>(ia.Get()) * ib.Get();
   return sum;
-}
-
-ImageType::Pointer
-Zeros(const ImageType * like)
-{
-  auto image = ImageType::New();
-  image->CopyInformation(like);
-  image->SetRegions(like->GetLargestPossibleRegion());
-  image->Allocate(true);
-  return image;
-}
-
-/** A skull-like shell, a brain and two inserts: the "ellipsoid phantom" of the SART tests. */
-GeometricPhantom::Pointer
-Ellipsoids()
-{
-  auto phantom = GeometricPhantom::New();
-  auto add = [&](double density, std::array<double, 3> c, std::array<double, 3> a, double angle) {
-    GeometricPhantom::Ellipsoid e;
-    e.density = density;
-    e.center = c;
-    e.semiAxes = a;
-    e.angleY = angle;
-    phantom->AddEllipsoid(e);
-  };
-  add(1., { { 0., 0., 0. } }, { { 45., 40., 55. } }, 0.);
-  add(-0.5, { { 0., 0., 0. } }, { { 40., 36., 50. } }, 0.);
-  add(0.5, { { -15., 5., 10. } }, { { 12., 15., 8. } }, 0.5);
-  add(-0.3, { { 18., -8., -12. } }, { { 8., 10., 14. } }, -0.3);
-  return phantom;
 }
 
 GeometricPhantom::Pointer

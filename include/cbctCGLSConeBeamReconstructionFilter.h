@@ -1,0 +1,186 @@
+#ifndef cbctCGLSConeBeamReconstructionFilter_h
+#define cbctCGLSConeBeamReconstructionFilter_h
+
+#include "cbctInputChecks.h"
+#include "cbctJosephOperator.h"
+
+#include <itkImageAlgorithm.h>
+#include <itkImageToImageFilter.h>
+
+#include <cmath>
+#include <vector>
+
+namespace cbct
+{
+
+/** \class CGLSConeBeamReconstructionFilter
+ * \brief CGLS: conjugate gradients on the normal equations A^T A x = A^T p, with Joseph's projector
+ * pair (A and its exact adjoint A^T).
+ *
+ * Input 0 is the initial volume x0 (its grid is the output's), input 1 the projections p. With
+ * r = p - A x, s = A^T r, d = s, each iteration computes
+ *   q = A d,  alpha = |s|^2 / |q|^2,  x += alpha d,  r -= alpha q,
+ *   s' = A^T r,  d = s' + (|s'|^2 / |s|^2) d.
+ * The residual norm |p - A x| of each iteration is recorded (GetResidualNorms(); CGLS makes it
+ * decrease monotonically in exact arithmetic) after the update. When A^T r or A d vanishes the
+ * solution is reached: the remaining iterations leave x unchanged and record the same residual.
+ * An itk::IterationEvent follows each iteration (GetCurrentIteration()); AbortGenerateDataOn() from
+ * an observer stops after the current one. Few iterations act as regularization: CGLS fits noise
+ * as it goes on.
+ * \ingroup ConeBeamCT
+ */
+template <typename TImage>
+class ITK_TEMPLATE_EXPORT CGLSConeBeamReconstructionFilter : public itk::ImageToImageFilter<TImage, TImage>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CGLSConeBeamReconstructionFilter);
+  using Self = CGLSConeBeamReconstructionFilter;
+  using Superclass = itk::ImageToImageFilter<TImage, TImage>;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+  itkTypeMacro(CGLSConeBeamReconstructionFilter, itk::ImageToImageFilter);
+
+  itkSetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
+  itkGetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
+  itkSetMacro(NumberOfIterations, unsigned int);
+  itkGetConstMacro(NumberOfIterations, unsigned int);
+  itkGetConstMacro(CurrentIteration, unsigned int);
+
+  /** |p - A x| after each iteration done so far (index 0: after the first). */
+  const std::vector<double> &
+  GetResidualNorms() const
+  {
+    return m_ResidualNorms;
+  }
+  /** |p - A x0| of the initial volume. */
+  itkGetConstMacro(InitialResidualNorm, double);
+
+  void
+  SetProjections(const TImage * projections)
+  {
+    this->SetNthInput(1, const_cast<TImage *>(projections));
+  }
+
+protected:
+  CGLSConeBeamReconstructionFilter() { this->SetNumberOfRequiredInputs(2); }
+  ~CGLSConeBeamReconstructionFilter() override = default;
+
+  void
+  VerifyInputInformation() ITKv5_CONST override
+  {}
+  void
+  VerifyPreconditions() ITKv5_CONST override
+  {
+    Superclass::VerifyPreconditions();
+    if (m_Geometry.IsNull())
+      ThrowBadParameter("CGLS geometry", "none", "a ThreeDCircularProjectionGeometry");
+    if (m_NumberOfIterations < 1)
+      ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
+  }
+  void
+  GenerateOutputInformation() override
+  {
+    Superclass::GenerateOutputInformation();
+    const auto count = this->GetInput(1)->GetLargestPossibleRegion().GetSize(2);
+    if (count != m_Geometry->GetNumberOfProjections())
+      ThrowBadParameter("number of projection images", count,
+                        "the geometry's number of projections (" + std::to_string(m_Geometry->GetNumberOfProjections()) + ")");
+  }
+  void
+  GenerateInputRequestedRegion() override
+  {
+    for (unsigned int i = 0; i < 2; ++i)
+      if (auto * input = const_cast<TImage *>(this->GetInput(i)))
+        input->SetRequestedRegionToLargestPossibleRegion();
+  }
+  void
+  EnlargeOutputRequestedRegion(itk::DataObject * output) override
+  {
+    output->SetRequestedRegionToLargestPossibleRegion();
+  }
+  void
+  GenerateData() override
+  {
+    const TImage * initial = this->GetInput(0);
+    const TImage * projections = this->GetInput(1);
+    TImage * output = this->GetOutput();
+    output->SetBufferedRegion(output->GetRequestedRegion());
+    output->Allocate();
+    itk::ImageAlgorithm::Copy(initial, output, output->GetBufferedRegion(), output->GetBufferedRegion());
+
+    const JosephOperator<TImage> A(output, projections, m_Geometry);
+    const unsigned int count = m_Geometry->GetNumberOfProjections();
+    std::vector<unsigned int> all(count);
+    for (unsigned int k = 0; k < count; ++k)
+      all[k] = k;
+    const std::size_t pixels = A.PixelsPerProjection() * count, voxels = A.Voxels();
+    const float * p = projections->GetBufferPointer();
+    float * x = output->GetBufferPointer();
+    std::vector<float> r(pixels), q(pixels), s(voxels), d(voxels);
+
+    auto squaredNorm = [](const std::vector<float> & v) {
+      double sum = 0.;
+      for (float value : v)
+        sum += static_cast<double>(value) * value;
+      return sum;
+    };
+    A.Forward(x, r.data(), all, false);
+    for (std::size_t i = 0; i < pixels; ++i)
+      r[i] = p[i] - r[i];
+    m_InitialResidualNorm = std::sqrt(squaredNorm(r));
+    A.Back(r.data(), s.data(), all, false);
+    d = s;
+    double gamma = squaredNorm(s);
+
+    m_ResidualNorms.clear();
+    double residual = m_InitialResidualNorm;
+    for (m_CurrentIteration = 1; m_CurrentIteration <= m_NumberOfIterations && !this->GetAbortGenerateData(); ++m_CurrentIteration)
+    {
+      if (gamma > 0.)
+      {
+        A.Forward(d.data(), q.data(), all, false);
+        const double qq = squaredNorm(q);
+        if (qq > 0.)
+        {
+          const double alpha = gamma / qq;
+          for (std::size_t v = 0; v < voxels; ++v)
+            x[v] += static_cast<float>(alpha * d[v]);
+          for (std::size_t i = 0; i < pixels; ++i)
+            r[i] -= static_cast<float>(alpha * q[i]);
+          residual = std::sqrt(squaredNorm(r));
+          A.Back(r.data(), s.data(), all, false);
+          const double gammaNext = squaredNorm(s);
+          const double beta = gammaNext / gamma;
+          for (std::size_t v = 0; v < voxels; ++v)
+            d[v] = static_cast<float>(s[v] + beta * d[v]);
+          gamma = gammaNext;
+        }
+        else
+          gamma = 0.;
+      }
+      m_ResidualNorms.push_back(residual);
+      this->UpdateProgress(static_cast<float>(m_CurrentIteration) / m_NumberOfIterations);
+      this->InvokeEvent(itk::IterationEvent());
+    }
+    m_CurrentIteration = std::min(m_CurrentIteration, m_NumberOfIterations + 1) - 1;
+  }
+
+  void
+  PrintSelf(std::ostream & os, itk::Indent indent) const override
+  {
+    Superclass::PrintSelf(os, indent);
+    os << indent << "NumberOfIterations: " << m_NumberOfIterations << std::endl;
+    os << indent << "CurrentIteration: " << m_CurrentIteration << std::endl;
+  }
+
+private:
+  ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
+  unsigned int m_NumberOfIterations = 3;
+  unsigned int m_CurrentIteration = 0;
+  double m_InitialResidualNorm = 0.;
+  std::vector<double> m_ResidualNorms;
+};
+
+} // namespace cbct
+
+#endif

@@ -1,0 +1,220 @@
+#ifndef cbctOSEMConeBeamReconstructionFilter_h
+#define cbctOSEMConeBeamReconstructionFilter_h
+
+#include "cbctInputChecks.h"
+#include "cbctJosephOperator.h"
+
+#include <itkImageAlgorithm.h>
+#include <itkImageToImageFilter.h>
+
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+namespace cbct
+{
+
+/** \class OSEMConeBeamReconstructionFilter
+ * \brief OSEM (ordered-subsets expectation maximization) with Joseph's projector pair; MLEM when one
+ * subset holds all projections.
+ *
+ * Input 0 is the initial volume (its grid is the output's), input 1 the projections. Each iteration
+ * visits the subsets of NumberOfProjectionsPerSubset projections (subset s holds projections
+ * s, s + S, s + 2S, ...; 0 means all projections, i.e. MLEM) and updates, voxel by voxel,
+ *   x <- x * A_s^T ( p_s / A_s x ) / A_s^T 1.
+ * Rays where A_s x is 0 contribute nothing; voxels where A_s^T 1 is 0 (seen by no ray of the subset)
+ * are left alone. The update is multiplicative, so the iterates stay non-negative and a voxel that
+ * is 0 stays 0:
+ * - the projections must be non-negative (an error names the first negative value and its pixel);
+ * - the initial volume must be positive everywhere (an error names the first voxel that is not), except
+ *   that an initial volume that is 0 everywhere means "no initial guess" and starts from 1 everywhere.
+ * An itk::IterationEvent follows each iteration (GetCurrentIteration()); AbortGenerateDataOn() from
+ * an observer stops after the current one.
+ * \ingroup ConeBeamCT
+ */
+template <typename TImage>
+class ITK_TEMPLATE_EXPORT OSEMConeBeamReconstructionFilter : public itk::ImageToImageFilter<TImage, TImage>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(OSEMConeBeamReconstructionFilter);
+  using Self = OSEMConeBeamReconstructionFilter;
+  using Superclass = itk::ImageToImageFilter<TImage, TImage>;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+  itkTypeMacro(OSEMConeBeamReconstructionFilter, itk::ImageToImageFilter);
+
+  itkSetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
+  itkGetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
+  itkSetMacro(NumberOfIterations, unsigned int);
+  itkGetConstMacro(NumberOfIterations, unsigned int);
+  itkSetMacro(NumberOfProjectionsPerSubset, unsigned int);
+  itkGetConstMacro(NumberOfProjectionsPerSubset, unsigned int);
+  itkGetConstMacro(CurrentIteration, unsigned int);
+
+  void
+  SetProjections(const TImage * projections)
+  {
+    this->SetNthInput(1, const_cast<TImage *>(projections));
+  }
+
+protected:
+  OSEMConeBeamReconstructionFilter() { this->SetNumberOfRequiredInputs(2); }
+  ~OSEMConeBeamReconstructionFilter() override = default;
+
+  void
+  VerifyInputInformation() ITKv5_CONST override
+  {}
+  void
+  VerifyPreconditions() ITKv5_CONST override
+  {
+    Superclass::VerifyPreconditions();
+    if (m_Geometry.IsNull())
+      ThrowBadParameter("OSEM geometry", "none", "a ThreeDCircularProjectionGeometry");
+    if (m_NumberOfIterations < 1)
+      ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
+  }
+  void
+  GenerateOutputInformation() override
+  {
+    Superclass::GenerateOutputInformation();
+    const auto count = this->GetInput(1)->GetLargestPossibleRegion().GetSize(2);
+    if (count != m_Geometry->GetNumberOfProjections())
+      ThrowBadParameter("number of projection images", count,
+                        "the geometry's number of projections (" + std::to_string(m_Geometry->GetNumberOfProjections()) + ")");
+    if (m_NumberOfProjectionsPerSubset > count)
+      ThrowBadParameter("projections per subset", m_NumberOfProjectionsPerSubset,
+                        "at most the number of projections (" + std::to_string(count) + "), or 0 for all");
+  }
+  void
+  GenerateInputRequestedRegion() override
+  {
+    for (unsigned int i = 0; i < 2; ++i)
+      if (auto * input = const_cast<TImage *>(this->GetInput(i)))
+        input->SetRequestedRegionToLargestPossibleRegion();
+  }
+  void
+  EnlargeOutputRequestedRegion(itk::DataObject * output) override
+  {
+    output->SetRequestedRegionToLargestPossibleRegion();
+  }
+
+  /** Throws for the first negative or non-finite projection value, naming its pixel. */
+  static void
+  CheckProjections(const TImage * projections)
+  {
+    const auto & region = projections->GetBufferedRegion();
+    const float * p = projections->GetBufferPointer();
+    const std::size_t n = region.GetNumberOfPixels();
+    for (std::size_t i = 0; i < n; ++i)
+      if (!(p[i] >= 0.f) || !std::isfinite(p[i]))
+      {
+        const auto index = projections->ComputeIndex(static_cast<typename TImage::OffsetValueType>(i));
+        std::ostringstream where;
+        where << "projection value at pixel (" << index[0] << ", " << index[1] << ") of projection " << index[2];
+        ThrowBadParameter(where.str(), p[i], "a finite value >= 0 (OSEM needs non-negative projections)");
+      }
+  }
+
+  /** All-zero: fills with 1. Otherwise throws for the first voxel that is not finite and > 0. */
+  static void
+  PrepareInitialVolume(TImage * volume)
+  {
+    float * x = volume->GetBufferPointer();
+    const std::size_t n = volume->GetBufferedRegion().GetNumberOfPixels();
+    bool allZero = true;
+    for (std::size_t v = 0; v < n && allZero; ++v)
+      allZero = x[v] == 0.f;
+    if (allZero)
+    {
+      std::fill(x, x + n, 1.f);
+      return;
+    }
+    for (std::size_t v = 0; v < n; ++v)
+      if (!(x[v] > 0.f) || !std::isfinite(x[v]))
+      {
+        const auto index = volume->ComputeIndex(static_cast<typename TImage::OffsetValueType>(v));
+        std::ostringstream where;
+        where << "initial volume at voxel (" << index[0] << ", " << index[1] << ", " << index[2] << ")";
+        ThrowBadParameter(where.str(), x[v], "a finite value > 0 everywhere (OSEM's update is multiplicative), or 0 "
+                                             "everywhere to start from 1");
+      }
+  }
+
+  void
+  GenerateData() override
+  {
+    const TImage * initial = this->GetInput(0);
+    const TImage * projections = this->GetInput(1);
+    CheckProjections(projections);
+    TImage * output = this->GetOutput();
+    output->SetBufferedRegion(output->GetRequestedRegion());
+    output->Allocate();
+    itk::ImageAlgorithm::Copy(initial, output, output->GetBufferedRegion(), output->GetBufferedRegion());
+    PrepareInitialVolume(output);
+
+    const JosephOperator<TImage> A(output, projections, m_Geometry);
+    const unsigned int count = m_Geometry->GetNumberOfProjections();
+    const unsigned int perSubset = m_NumberOfProjectionsPerSubset == 0 ? count : m_NumberOfProjectionsPerSubset;
+    const unsigned int subsets = (count + perSubset - 1) / perSubset;
+    std::vector<std::vector<unsigned int>> subsetProjections(subsets);
+    for (unsigned int k = 0; k < count; ++k)
+      subsetProjections[k % subsets].push_back(k);
+
+    const std::size_t pixels = A.PixelsPerProjection() * count, voxels = A.Voxels();
+    std::vector<float> ratio(pixels), onesProjections(pixels, 1.f), correction(voxels), sensitivity(voxels);
+    // Each subset's sensitivity A_s^T 1 is the same every iteration: keep them when they fit in 1 GiB,
+    // otherwise recompute (one more backprojection per subset and iteration).
+    const bool keepSensitivities = static_cast<double>(subsets) * voxels * sizeof(float) <= double(1u << 30);
+    std::vector<std::vector<float>> sensitivities(keepSensitivities ? subsets : 0);
+    const float * measured = projections->GetBufferPointer();
+    float * x = output->GetBufferPointer();
+
+    for (m_CurrentIteration = 1; m_CurrentIteration <= m_NumberOfIterations && !this->GetAbortGenerateData(); ++m_CurrentIteration)
+    {
+      for (unsigned int s = 0; s < subsets; ++s)
+      {
+        const auto & subset = subsetProjections[s];
+        A.Forward(x, ratio.data(), subset, false);
+        for (unsigned int k : subset)
+        {
+          const std::size_t first = static_cast<std::size_t>(k) * A.PixelsPerProjection();
+          for (std::size_t i = first; i < first + A.PixelsPerProjection(); ++i)
+            ratio[i] = ratio[i] > 0.f ? measured[i] / ratio[i] : 0.f;
+        }
+        A.Back(ratio.data(), correction.data(), subset, false);
+        if (!keepSensitivities)
+          A.Back(onesProjections.data(), sensitivity.data(), subset, false);
+        else if (sensitivities[s].empty())
+        {
+          sensitivities[s].resize(voxels);
+          A.Back(onesProjections.data(), sensitivities[s].data(), subset, false);
+        }
+        const std::vector<float> & weights = keepSensitivities ? sensitivities[s] : sensitivity;
+        for (std::size_t v = 0; v < voxels; ++v)
+          if (weights[v] > 0.f)
+            x[v] *= correction[v] / weights[v];
+      }
+      this->UpdateProgress(static_cast<float>(m_CurrentIteration) / m_NumberOfIterations);
+      this->InvokeEvent(itk::IterationEvent());
+    }
+    m_CurrentIteration = std::min(m_CurrentIteration, m_NumberOfIterations + 1) - 1;
+  }
+
+  void
+  PrintSelf(std::ostream & os, itk::Indent indent) const override
+  {
+    Superclass::PrintSelf(os, indent);
+    os << indent << "NumberOfIterations: " << m_NumberOfIterations << std::endl;
+    os << indent << "NumberOfProjectionsPerSubset: " << m_NumberOfProjectionsPerSubset << std::endl;
+  }
+
+private:
+  ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
+  unsigned int m_NumberOfIterations = 3;
+  unsigned int m_NumberOfProjectionsPerSubset = 0;
+  unsigned int m_CurrentIteration = 0;
+};
+
+} // namespace cbct
+
+#endif
