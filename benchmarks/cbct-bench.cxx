@@ -11,6 +11,7 @@
 #include "cbctPhantomProjectionSource.h"
 #if CBCT_USE_CUDA
 #  include "cbctCudaFDKConeBeamReconstructionFilter.h"
+#  include "cbctCudaSARTConeBeamReconstructionFilter.h"
 #endif
 
 #include <CLI/CLI.hpp>
@@ -154,6 +155,87 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
   m.download = Median(samples["download"]);
   PrintJson(p, hardware, device, "median", m);
 }
+#if CBCT_USE_CUDA
+/** Issue 4's measurements on problem p: Joseph forward projection of all projections (GUPS =
+ * voxels x projections / s), and one OS-SART iteration (subsets of 20 projections): the time of a
+ * 2-iteration update minus a 1-iteration one, so set-up (uploads, sensitivities) is excluded. */
+void
+RunIterative(const Problem & p, const std::string & device, unsigned int runs)
+{
+  using GpuImage = cbct::CudaImage<float, 3>;
+  auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
+  for (unsigned int k = 0; k < p.projections; ++k)
+    geometry->AddProjection(1000., 1500., k * 360. / p.projections);
+  auto phantom = cbct::GeometricPhantom::New();
+  phantom->SetToSheppLogan(0.45 * p.volume * p.voxelMm);
+  auto source = cbct::PhantomProjectionSource<GpuImage>::New();
+  typename GpuImage::SpacingType spacing;
+  spacing[0] = spacing[1] = p.pixelMm;
+  spacing[2] = 1.;
+  typename GpuImage::PointType origin;
+  origin[0] = -0.5 * (p.columns - 1.) * p.pixelMm;
+  origin[1] = -0.5 * (p.rows - 1.) * p.pixelMm;
+  origin[2] = 0.;
+  source->SetSize(typename GpuImage::SizeType{ { p.columns, p.rows, p.projections } });
+  source->SetSpacing(spacing);
+  source->SetOrigin(origin);
+  source->SetGeometry(geometry);
+  source->SetPhantom(phantom);
+  source->Update();
+  GpuImage::Pointer projections = source->GetOutput();
+  projections->DisconnectPipeline();
+  auto zero = cbct::ConstantImageSource<GpuImage>::New();
+  typename GpuImage::SpacingType voxel;
+  voxel.Fill(p.voxelMm);
+  typename GpuImage::PointType volumeOrigin;
+  volumeOrigin.Fill(-0.5 * (p.volume - 1.) * p.voxelMm);
+  zero->SetSize(typename GpuImage::SizeType{ { p.volume, p.volume, p.volume } });
+  zero->SetSpacing(voxel);
+  zero->SetOrigin(volumeOrigin);
+  zero->Update();
+
+  cbct::CudaJosephOperator A(zero->GetOutput(), projections, geometry);
+  cbct::CudaDeviceBuffer<float> volume(A.Voxels()), stack(A.PixelsPerProjection() * p.projections);
+  cbct::CudaCheck(cbct::LaunchFill(volume.Data(), A.Voxels(), 1.f, nullptr), "LaunchFill");
+  std::vector<unsigned int> all(p.projections);
+  for (unsigned int k = 0; k < p.projections; ++k)
+    all[k] = k;
+  auto * subset = A.Subset(all);
+  std::vector<double> forward;
+  for (unsigned int r = 0; r <= runs; ++r)
+  {
+    cudaDeviceSynchronize();
+    const auto start = std::chrono::steady_clock::now();
+    A.Forward(volume.Data(), stack.Data(), subset, static_cast<int>(p.projections));
+    cbct::CudaCheck(cudaDeviceSynchronize(), "cudaDeviceSynchronize (forward projection)");
+    if (r > 0)
+      forward.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  const double updates = static_cast<double>(p.volume) * p.volume * p.volume * p.projections;
+  std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"method\":\"joseph-forward\","
+              "\"forward_s\":%.4f,\"gups\":%.1f}\n",
+              p.name.c_str(), device.c_str(), Median(forward), updates / Median(forward) / 1e9);
+  std::fflush(stdout);
+
+  auto timeSart = [&](unsigned int iterations) {
+    auto sart = cbct::CudaSARTConeBeamReconstructionFilter<GpuImage>::New();
+    sart->SetInput(0, zero->GetOutput());
+    sart->SetProjections(projections);
+    sart->SetGeometry(geometry);
+    sart->SetNumberOfIterations(iterations);
+    sart->SetNumberOfProjectionsPerSubset(20);
+    sart->SetLambda(0.8);
+    const auto start = std::chrono::steady_clock::now();
+    sart->Update();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const double one = timeSart(1), two = timeSart(2);
+  std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"1\",\"method\":\"os-sart\","
+              "\"projections_per_subset\":20,\"update_1_iteration_s\":%.3f,\"update_2_iterations_s\":%.3f,\"iteration_s\":%.3f}\n",
+              p.name.c_str(), device.c_str(), one, two, two - one);
+  std::fflush(stdout);
+}
+#endif
 } // namespace
 
 int
@@ -166,6 +248,9 @@ main(int argc, char * argv[])
   app.add_option("--problem", problems, "S (512^3 from 360 x 512^2) and/or R (1024^3 from 496 x 1248x960)")->delimiter(',');
   app.add_option("--hardware", hardware, "cuda and/or cpu")->delimiter(',');
   app.add_option("--runs", runs, "timed runs after one untimed warm-up (median reported)")->check(CLI::Range(1u, 1000u));
+  std::string method = "fdk";
+  app.add_option("--method", method, "fdk, or iterative: Joseph forward projection and one OS-SART iteration (CUDA)")
+    ->check(CLI::IsMember({ "fdk", "iterative" }));
   CLI11_PARSE(app, argc, argv);
   try
   {
@@ -184,6 +269,11 @@ main(int argc, char * argv[])
           if (!cbct::CudaDeviceAvailable(&device))
             throw std::runtime_error("--hardware cuda: " + device);
 #if CBCT_USE_CUDA
+          if (method == "iterative")
+          {
+            RunIterative(p, device, runs);
+            continue;
+          }
           using GpuImage = cbct::CudaImage<float, 3>;
           Run<GpuImage, cbct::CudaFDKConeBeamReconstructionFilter<GpuImage>>(p, "cuda", device, runs);
 #endif
