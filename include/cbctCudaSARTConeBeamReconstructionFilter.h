@@ -37,7 +37,7 @@ protected:
     const TImage * projections = this->GetInput(1);
     TImage * output = this->GetOutput();
     output->SetBufferedRegion(output->GetRequestedRegion());
-    output->Allocate();
+    output->Allocate(); // the initial volume is uploaded below, not copied on the host
     CudaJosephOperator A(output, projections, this->GetGeometry());
     const std::size_t voxels = A.Voxels();
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
@@ -51,10 +51,7 @@ protected:
     CudaCheck(cudaMemcpy(measured.Data(), projections->GetBufferPointer(), pixels * sizeof(float), cudaMemcpyHostToDevice),
               "cudaMemcpy (projections)", pixels * sizeof(float));
     CudaCheck(LaunchFill(ones.Data(), std::max(voxels, pixels), 1.f, nullptr), "LaunchFill (ones)");
-    std::vector<unsigned int> all(count);
-    for (unsigned int k = 0; k < count; ++k)
-      all[k] = k;
-    A.Forward(ones.Data(), rayLength.Data(), A.Subset(all), static_cast<int>(count));
+    A.Forward(ones.Data(), rayLength.Data(), A.Subset(this->AllProjections()), static_cast<int>(count));
 
     // Per-subset sensitivities A_s^T 1, computed once.
     std::vector<CudaDeviceBuffer<unsigned int> *> deviceSubsets;

@@ -1,11 +1,8 @@
 #ifndef cbctJosephBackProjectionImageFilter_h
 #define cbctJosephBackProjectionImageFilter_h
 
-#include "cbctInputChecks.h"
 #include "cbctJosephOperator.h"
-
-#include <itkImageAlgorithm.h>
-#include <itkImageToImageFilter.h>
+#include "cbctWholeImageProjectionFilter.h"
 
 namespace cbct
 {
@@ -18,18 +15,15 @@ namespace cbct
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT JosephBackProjectionImageFilter : public itk::ImageToImageFilter<TImage, TImage>
+class ITK_TEMPLATE_EXPORT JosephBackProjectionImageFilter : public WholeImageProjectionFilter<TImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(JosephBackProjectionImageFilter);
   using Self = JosephBackProjectionImageFilter;
-  using Superclass = itk::ImageToImageFilter<TImage, TImage>;
+  using Superclass = WholeImageProjectionFilter<TImage>;
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
-  itkTypeMacro(JosephBackProjectionImageFilter, itk::ImageToImageFilter);
-
-  itkSetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
-  itkGetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
+  itkTypeMacro(JosephBackProjectionImageFilter, WholeImageProjectionFilter);
 
   void
   SetProjections(const TImage * projections)
@@ -38,52 +32,19 @@ public:
   }
 
 protected:
-  JosephBackProjectionImageFilter() { this->SetNumberOfRequiredInputs(2); }
+  JosephBackProjectionImageFilter()
+    : Superclass(1)
+  {}
   ~JosephBackProjectionImageFilter() override = default;
 
   void
-  VerifyInputInformation() ITKv5_CONST override
-  {}
-  void
-  GenerateOutputInformation() override
-  {
-    Superclass::GenerateOutputInformation();
-    if (m_Geometry.IsNull())
-      ThrowBadParameter("JosephBackProjectionImageFilter geometry", "none", "a ThreeDCircularProjectionGeometry");
-    const auto count = this->GetInput(1)->GetLargestPossibleRegion().GetSize(2);
-    if (count != m_Geometry->GetNumberOfProjections())
-      ThrowBadParameter("number of projection images", count,
-                        "the geometry's number of projections (" + std::to_string(m_Geometry->GetNumberOfProjections()) + ")");
-  }
-  void
-  GenerateInputRequestedRegion() override
-  {
-    for (unsigned int i = 0; i < 2; ++i)
-      if (auto * input = const_cast<TImage *>(this->GetInput(i)))
-        input->SetRequestedRegionToLargestPossibleRegion();
-  }
-  void
-  EnlargeOutputRequestedRegion(itk::DataObject * output) override
-  {
-    output->SetRequestedRegionToLargestPossibleRegion();
-  }
-  void
   GenerateData() override
   {
-    const TImage * volume = this->GetInput(0);
+    TImage * output = this->AllocateOutputFromInput0();
     const TImage * projections = this->GetInput(1);
-    TImage * output = this->GetOutput();
-    output->SetBufferedRegion(output->GetRequestedRegion());
-    output->Allocate();
-    itk::ImageAlgorithm::Copy(volume, output, output->GetBufferedRegion(), output->GetBufferedRegion());
-    std::vector<unsigned int> all(m_Geometry->GetNumberOfProjections());
-    for (unsigned int k = 0; k < all.size(); ++k)
-      all[k] = k;
-    JosephOperator<TImage>(volume, projections, m_Geometry).Back(projections->GetBufferPointer(), output->GetBufferPointer(), all, true);
+    JosephOperator<TImage>(this->GetInput(0), projections, this->GetGeometry())
+      .Back(projections->GetBufferPointer(), output->GetBufferPointer(), this->AllProjections(), true);
   }
-
-private:
-  ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
 };
 
 } // namespace cbct

@@ -1,11 +1,8 @@
 #ifndef cbctJosephForwardProjectionImageFilter_h
 #define cbctJosephForwardProjectionImageFilter_h
 
-#include "cbctInputChecks.h"
 #include "cbctJosephOperator.h"
-
-#include <itkImageAlgorithm.h>
-#include <itkImageToImageFilter.h>
+#include "cbctWholeImageProjectionFilter.h"
 
 namespace cbct
 {
@@ -19,18 +16,15 @@ namespace cbct
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT JosephForwardProjectionImageFilter : public itk::ImageToImageFilter<TImage, TImage>
+class ITK_TEMPLATE_EXPORT JosephForwardProjectionImageFilter : public WholeImageProjectionFilter<TImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(JosephForwardProjectionImageFilter);
   using Self = JosephForwardProjectionImageFilter;
-  using Superclass = itk::ImageToImageFilter<TImage, TImage>;
+  using Superclass = WholeImageProjectionFilter<TImage>;
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
-  itkTypeMacro(JosephForwardProjectionImageFilter, itk::ImageToImageFilter);
-
-  itkSetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
-  itkGetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
+  itkTypeMacro(JosephForwardProjectionImageFilter, WholeImageProjectionFilter);
 
   void
   SetVolume(const TImage * volume)
@@ -39,52 +33,19 @@ public:
   }
 
 protected:
-  JosephForwardProjectionImageFilter() { this->SetNumberOfRequiredInputs(2); }
+  JosephForwardProjectionImageFilter()
+    : Superclass(0)
+  {}
   ~JosephForwardProjectionImageFilter() override = default;
 
   void
-  VerifyInputInformation() ITKv5_CONST override
-  {}
-  void
-  GenerateOutputInformation() override
-  {
-    Superclass::GenerateOutputInformation();
-    if (m_Geometry.IsNull())
-      ThrowBadParameter("JosephForwardProjectionImageFilter geometry", "none", "a ThreeDCircularProjectionGeometry");
-    const auto count = this->GetInput(0)->GetLargestPossibleRegion().GetSize(2);
-    if (count != m_Geometry->GetNumberOfProjections())
-      ThrowBadParameter("number of projection images", count,
-                        "the geometry's number of projections (" + std::to_string(m_Geometry->GetNumberOfProjections()) + ")");
-  }
-  void
-  GenerateInputRequestedRegion() override
-  {
-    for (unsigned int i = 0; i < 2; ++i)
-      if (auto * input = const_cast<TImage *>(this->GetInput(i)))
-        input->SetRequestedRegionToLargestPossibleRegion();
-  }
-  void
-  EnlargeOutputRequestedRegion(itk::DataObject * output) override
-  {
-    output->SetRequestedRegionToLargestPossibleRegion();
-  }
-  void
   GenerateData() override
   {
-    const TImage * projections = this->GetInput(0);
+    TImage * output = this->AllocateOutputFromInput0();
     const TImage * volume = this->GetInput(1);
-    TImage * output = this->GetOutput();
-    output->SetBufferedRegion(output->GetRequestedRegion());
-    output->Allocate();
-    itk::ImageAlgorithm::Copy(projections, output, output->GetBufferedRegion(), output->GetBufferedRegion());
-    std::vector<unsigned int> all(m_Geometry->GetNumberOfProjections());
-    for (unsigned int k = 0; k < all.size(); ++k)
-      all[k] = k;
-    JosephOperator<TImage>(volume, projections, m_Geometry).Forward(volume->GetBufferPointer(), output->GetBufferPointer(), all, true);
+    JosephOperator<TImage>(volume, this->GetInput(0), this->GetGeometry())
+      .Forward(volume->GetBufferPointer(), output->GetBufferPointer(), this->AllProjections(), true);
   }
-
-private:
-  ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
 };
 
 } // namespace cbct

@@ -1,11 +1,8 @@
 #ifndef cbctSARTConeBeamReconstructionFilter_h
 #define cbctSARTConeBeamReconstructionFilter_h
 
-#include "cbctInputChecks.h"
 #include "cbctJosephOperator.h"
-
-#include <itkImageAlgorithm.h>
-#include <itkImageToImageFilter.h>
+#include "cbctWholeImageProjectionFilter.h"
 
 namespace cbct
 {
@@ -25,18 +22,15 @@ namespace cbct
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT SARTConeBeamReconstructionFilter : public itk::ImageToImageFilter<TImage, TImage>
+class ITK_TEMPLATE_EXPORT SARTConeBeamReconstructionFilter : public WholeImageProjectionFilter<TImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(SARTConeBeamReconstructionFilter);
   using Self = SARTConeBeamReconstructionFilter;
-  using Superclass = itk::ImageToImageFilter<TImage, TImage>;
+  using Superclass = WholeImageProjectionFilter<TImage>;
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
-  itkTypeMacro(SARTConeBeamReconstructionFilter, itk::ImageToImageFilter);
-
-  itkSetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
-  itkGetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
+  itkTypeMacro(SARTConeBeamReconstructionFilter, WholeImageProjectionFilter);
   itkSetMacro(NumberOfIterations, unsigned int);
   itkGetConstMacro(NumberOfIterations, unsigned int);
   itkSetMacro(Lambda, double);
@@ -55,18 +49,15 @@ public:
   }
 
 protected:
-  SARTConeBeamReconstructionFilter() { this->SetNumberOfRequiredInputs(2); }
+  SARTConeBeamReconstructionFilter()
+    : Superclass(1)
+  {}
   ~SARTConeBeamReconstructionFilter() override = default;
 
-  void
-  VerifyInputInformation() ITKv5_CONST override
-  {}
   void
   VerifyPreconditions() ITKv5_CONST override
   {
     Superclass::VerifyPreconditions();
-    if (m_Geometry.IsNull())
-      ThrowBadParameter("SART geometry", "none", "a ThreeDCircularProjectionGeometry");
     if (m_NumberOfIterations < 1)
       ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
     if (!(m_Lambda > 0.) || !std::isfinite(m_Lambda))
@@ -76,38 +67,18 @@ protected:
   GenerateOutputInformation() override
   {
     Superclass::GenerateOutputInformation();
-    const auto count = this->GetInput(1)->GetLargestPossibleRegion().GetSize(2);
-    if (count != m_Geometry->GetNumberOfProjections())
-      ThrowBadParameter("number of projection images", count,
-                        "the geometry's number of projections (" + std::to_string(m_Geometry->GetNumberOfProjections()) + ")");
+    const auto count = this->GetGeometry()->GetNumberOfProjections();
     if (m_NumberOfProjectionsPerSubset > count)
       ThrowBadParameter("projections per subset", m_NumberOfProjectionsPerSubset,
                         "at most the number of projections (" + std::to_string(count) + "), or 0 for all");
   }
   void
-  GenerateInputRequestedRegion() override
-  {
-    for (unsigned int i = 0; i < 2; ++i)
-      if (auto * input = const_cast<TImage *>(this->GetInput(i)))
-        input->SetRequestedRegionToLargestPossibleRegion();
-  }
-  void
-  EnlargeOutputRequestedRegion(itk::DataObject * output) override
-  {
-    output->SetRequestedRegionToLargestPossibleRegion();
-  }
-  void
   GenerateData() override
   {
-    const TImage * initial = this->GetInput(0);
     const TImage * projections = this->GetInput(1);
-    TImage * output = this->GetOutput();
-    output->SetBufferedRegion(output->GetRequestedRegion());
-    output->Allocate();
-    itk::ImageAlgorithm::Copy(initial, output, output->GetBufferedRegion(), output->GetBufferedRegion());
-
-    const JosephOperator<TImage> A(output, projections, m_Geometry);
-    const unsigned int count = m_Geometry->GetNumberOfProjections();
+    TImage * output = this->AllocateOutputFromInput0();
+    const JosephOperator<TImage> A(output, projections, this->GetGeometry());
+    const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
     const auto subsetProjections = this->Subsets();
     const auto subsets = static_cast<unsigned int>(subsetProjections.size());
 
@@ -120,10 +91,7 @@ protected:
     std::vector<std::vector<float>> sensitivities(keepSensitivities ? subsets : 0);
     const float * measured = projections->GetBufferPointer();
     float * x = output->GetBufferPointer();
-    std::vector<unsigned int> all(count);
-    for (unsigned int k = 0; k < count; ++k)
-      all[k] = k;
-    A.Forward(ones.data(), rayLength.data(), all, false);
+    A.Forward(ones.data(), rayLength.data(), this->AllProjections(), false);
 
     for (m_CurrentIteration = 1; m_CurrentIteration <= m_NumberOfIterations && !this->GetAbortGenerateData(); ++m_CurrentIteration)
     {
@@ -164,7 +132,7 @@ protected:
   std::vector<std::vector<unsigned int>>
   Subsets() const
   {
-    const unsigned int count = m_Geometry->GetNumberOfProjections();
+    const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
     const unsigned int perSubset = m_NumberOfProjectionsPerSubset == 0 ? count : m_NumberOfProjectionsPerSubset;
     const unsigned int subsets = (count + perSubset - 1) / perSubset;
     std::vector<std::vector<unsigned int>> result(subsets);
@@ -174,7 +142,6 @@ protected:
   }
 
 private:
-  ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
   unsigned int m_NumberOfIterations = 3;
   double m_Lambda = 0.3;
   unsigned int m_NumberOfProjectionsPerSubset = 1;
