@@ -4,13 +4,11 @@
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctProjectionFiles.h"
 #include "cbctRampFilterResponse.h"
-#include "cbctThreeDCircularProjectionGeometryXMLFileReader.h"
 
 #include <itkImage.h>
-#include <itkImageAlgorithm.h>
 #include <itkImageRegionSplitterDirection.h>
-#include <itkRegularExpressionSeriesFileNames.h>
 #include <itkStreamingImageFilter.h>
 
 #include <iomanip>
@@ -162,124 +160,6 @@ ChooseHardware(const Options & o, std::string & why)
   why = "CPU (this build has no CUDA; --hardware auto)";
   return Hardware::Cpu;
 #endif
-}
-
-cbct::ThreeDCircularProjectionGeometry::Pointer
-ReadGeometry(const std::string & path)
-{
-  auto reader = cbct::ThreeDCircularProjectionGeometryXMLFileReader::New();
-  reader->SetFilename(path);
-  try
-  {
-    reader->GenerateOutputInformation();
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    throw Error(std::string("--geometry: ") + e.GetDescription());
-  }
-  return reader->GetGeometry();
-}
-
-/** The projection files: the one of --projections, or those in --path matching --regexp, sorted. */
-std::vector<std::string>
-ProjectionFiles(const Options & o)
-{
-  if (!o.projections.empty())
-    return { o.projections };
-  auto names = itk::RegularExpressionSeriesFileNames::New();
-  names->SetDirectory(o.path);
-  names->SetRegularExpression(o.regexp);
-  names->SetSubMatch(static_cast<unsigned int>(o.subMatch));
-  names->SetNumericSort(o.numericSort);
-  const std::vector<std::string> files = names->GetFileNames();
-  if (files.empty())
-    Bad("--regexp", Quoted(o.regexp), "a regular expression matching files in --path " + o.path + " (none matched)");
-  return files;
-}
-
-/** Reads the projection files and stacks them along the third axis (a 2D file is one projection, a
- * 3D file as many as its slices). The stack's third axis is the projection index: spacing 1, origin 0.
- * (itk::ImageSeriesReader makes every file one slice, so it cannot stack files of several projections.) */
-template <typename TImage>
-typename TImage::Pointer
-ReadProjections(const Options & o, std::size_t & fileCount)
-{
-  const std::vector<std::string> files = ProjectionFiles(o);
-  fileCount = files.size();
-  const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
-  std::vector<typename TImage::Pointer> images;
-  itk::SizeValueType total = 0;
-  for (const std::string & file : files)
-  {
-    auto image = ReadImage<TImage>(option, file);
-    const auto & first = images.empty() ? image : images.front();
-    const auto size = image->GetLargestPossibleRegion().GetSize();
-    const auto firstSize = first->GetLargestPossibleRegion().GetSize();
-    for (unsigned int d = 0; d < 2; ++d)
-    {
-      const bool sameSize = size[d] == firstSize[d];
-      const bool sameSpacing = std::abs(image->GetSpacing()[d] - first->GetSpacing()[d]) <= 1e-6 * first->GetSpacing()[d];
-      const bool sameOrigin = std::abs(image->GetOrigin()[d] - first->GetOrigin()[d]) <= 1e-3 * first->GetSpacing()[d];
-      if (!sameSize || !sameSpacing || !sameOrigin)
-      {
-        std::ostringstream what;
-        what << "projection file " << file << " has " << size[0] << " x " << size[1] << " pixels of "
-             << image->GetSpacing()[0] << " x " << image->GetSpacing()[1] << " mm at (" << image->GetOrigin()[0] << ", "
-             << image->GetOrigin()[1] << ") mm; the first file " << files.front() << " has " << firstSize[0] << " x "
-             << firstSize[1] << " of " << first->GetSpacing()[0] << " x " << first->GetSpacing()[1] << " mm at ("
-             << first->GetOrigin()[0] << ", " << first->GetOrigin()[1] << ") mm";
-        throw Error(option + ": " + what.str());
-      }
-    }
-    total += size[2];
-    images.push_back(image);
-  }
-
-  typename TImage::Pointer stack;
-  if (images.size() == 1)
-    stack = images.front();
-  else
-  {
-    stack = TImage::New();
-    const auto & first = images.front();
-    typename TImage::RegionType region = first->GetLargestPossibleRegion();
-    region.SetIndex(2, 0);
-    region.SetSize(2, total);
-    stack->SetRegions(region);
-    stack->SetSpacing(first->GetSpacing());
-    stack->SetOrigin(first->GetOrigin());
-    stack->SetDirection(first->GetDirection());
-    stack->Allocate();
-    itk::IndexValueType next = 0;
-    for (const auto & image : images)
-    {
-      const auto & from = image->GetLargestPossibleRegion();
-      typename TImage::RegionType to = from;
-      to.SetIndex(0, region.GetIndex(0));
-      to.SetIndex(1, region.GetIndex(1));
-      to.SetIndex(2, next);
-      itk::ImageAlgorithm::Copy(image.GetPointer(), stack.GetPointer(), from, to);
-      next += static_cast<itk::IndexValueType>(from.GetSize(2));
-    }
-  }
-  // The third axis indexes projections.
-  auto spacing = stack->GetSpacing();
-  auto origin = stack->GetOrigin();
-  spacing[2] = 1.;
-  origin[2] = 0.;
-  for (unsigned int d = 0; d < 2 && !o.projectionSpacing.empty(); ++d)
-    spacing[d] = o.projectionSpacing[d];
-  for (unsigned int d = 0; d < 2 && !o.projectionOrigin.empty(); ++d)
-    origin[d] = o.projectionOrigin[d];
-  stack->SetSpacing(spacing);
-  stack->SetOrigin(origin);
-  auto region = stack->GetLargestPossibleRegion();
-  if (region.GetIndex(2) != 0)
-  {
-    region.SetIndex(2, 0);
-    stack->SetRegions(region);
-  }
-  return stack;
 }
 
 /** The whole pipeline for one image type and FDK filter (CPU: itk::Image and
