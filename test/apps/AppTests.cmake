@@ -15,6 +15,11 @@ add_test(NAME apps.end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/end_to_end.sh ${cbct_bin} ${cbct_app_work}/end_to_end)
 set_tests_properties(apps.end_to_end PROPERTIES TIMEOUT 300)
 
+# simulate -> sart / cgls / osem -> compare, and cbct-forward.
+add_test(NAME apps.iterative_end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/iterative_end_to_end.sh ${cbct_bin} ${cbct_app_work}/iterative_end_to_end)
+set_tests_properties(apps.iterative_end_to_end PROPERTIES TIMEOUT 300)
+
 # Bad input: exit code 1 and one line "APP: error: ..." naming the option and the value. (In the
 # patterns '.' stands for the ';' of "X is V; expected E": a ';' would split the CMake argument.)
 add_test(NAME apps.bad_input.setup
@@ -67,6 +72,29 @@ if(NOT CBCT_USE_CUDA)
     "^cbct-fdk: error: --hardware cuda: this build has no CUDA \\(configure with nvcc available\\)$"
     ${fdk_inputs} --hardware cuda)
 endif()
+set(iterative_inputs -g g10.xml --projections p10.mha -o out.mha --dimension 16 --spacing 8)
+cbct_bad_input_test(sart_niterations_0 cbct-sart "--niterations is 0. expected an integer >= 1"
+  ${iterative_inputs} --niterations 0)
+cbct_bad_input_test(sart_lambda_0 cbct-sart "--lambda is 0. expected a finite relaxation factor > 0"
+  ${iterative_inputs} --lambda 0)
+cbct_bad_input_test(sart_nprojpersubset cbct-sart
+  "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
+  ${iterative_inputs} --nprojpersubset 11)
+cbct_bad_input_test(sart_fp_raycast cbct-sart "--fp raycast: not implemented yet" ${iterative_inputs} --fp raycast)
+cbct_bad_input_test(sart_hardware_cuda cbct-sart "--hardware cuda: not built yet for iterative methods"
+  ${iterative_inputs} --hardware cuda)
+cbct_bad_input_test(sart_projection_count cbct-sart
+  "--projections p12.mha with --geometry g10.xml: number of projection images is 12"
+  -g g10.xml --projections p12.mha -o out.mha --dimension 16 --spacing 8)
+cbct_bad_input_test(cgls_niterations_0 cbct-cgls "--niterations is 0. expected an integer >= 1"
+  ${iterative_inputs} --niterations 0)
+cbct_bad_input_test(osem_niterations_0 cbct-osem "--niterations is 0. expected an integer >= 1"
+  ${iterative_inputs} --niterations 0)
+cbct_bad_input_test(osem_nprojpersubset cbct-osem
+  "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
+  ${iterative_inputs} --nprojpersubset 11)
+cbct_bad_input_test(forward_fp_raycast cbct-forward "--fp raycast: not implemented yet"
+  -g g10.xml -i p10.mha -o out.mha --fp raycast)
 cbct_bad_input_test(compare_missing_input cbct-compare "--input is 'missing.mha'. expected an existing image file"
   -i missing.mha)
 cbct_bad_input_test(compare_supersampling cbct-compare "--supersampling is 0. expected an integer from 1 to 16"

@@ -1,0 +1,396 @@
+#ifndef cbctIterativeApp_h
+#define cbctIterativeApp_h
+
+// The command line shared by the iterative reconstruction apps cbct-sart, cbct-cgls and cbct-osem:
+// the same inputs as cbct-fdk (geometry, projections in one file or a series), the volume grid or an
+// initial volume, the number of iterations, the projector (--fp) and the hardware. Each app adds its
+// method's own options (SART: --lambda, --nprojpersubset, --positivity; OSEM: --nprojpersubset).
+#include "cbctAppSupport.h"
+#include "cbctCGLSConeBeamReconstructionFilter.h"
+#include "cbctConstantImageSource.h"
+#include "cbctOSEMConeBeamReconstructionFilter.h"
+#include "cbctProjectionFiles.h"
+#include "cbctSARTConeBeamReconstructionFilter.h"
+
+#include <itkCommand.h>
+#include <itkImage.h>
+
+namespace cbct::apps
+{
+
+enum class IterativeMethod
+{
+  SART,
+  CGLS,
+  OSEM
+};
+
+struct IterativeOptions
+{
+  // As given on the command line.
+  std::string geometry;
+  std::string projections;
+  std::string path;
+  std::string regexp;
+  bool numericSort = false;
+  int subMatch = 0;
+  std::string newSpacing;
+  std::string newOrigin;
+  std::string output;
+  std::string input;
+  std::string dimension = "256";
+  std::string spacing = "1";
+  std::string origin;
+  long long iterations = 3;
+  double lambda = 0.3;
+  long long projectionsPerSubset = 1;
+  bool positivity = false;
+  std::string fp = "joseph";
+  std::string hardware = "cpu";
+  int threads = 0;
+  bool verbose = false;
+  bool gridGiven = false; // --dimension, --spacing or --origin on the command line
+
+  // Checked and parsed by Validate().
+  std::vector<unsigned int> sizes;
+  std::vector<double> spacings;
+  std::vector<double> origins;
+  std::vector<double> projectionSpacing; // empty: keep the files'
+  std::vector<double> projectionOrigin;  // empty: keep the files'
+};
+
+/** An itk::Command calling a function (ITK 5.2 has no itk::FunctionCommand). */
+class CallbackCommand : public itk::Command
+{
+public:
+  using Self = CallbackCommand;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+  void
+  SetCallback(std::function<void()> callback)
+  {
+    m_Callback = std::move(callback);
+  }
+  void
+  Execute(itk::Object *, const itk::EventObject &) override
+  {
+    m_Callback();
+  }
+  void
+  Execute(const itk::Object *, const itk::EventObject &) override
+  {
+    m_Callback();
+  }
+
+private:
+  std::function<void()> m_Callback = [] {};
+};
+
+/** Checks the options shared by the iterative apps, and --fp and --hardware (also cbct-forward's). */
+inline void
+CheckProjectorAndHardware(const std::string & fp, const std::string & hardware)
+{
+  if (fp == "raycast")
+    throw Error("--fp raycast: not implemented yet (use --fp joseph)");
+  if (fp != "joseph")
+    Bad("--fp", Quoted(fp), "joseph (raycast is not implemented yet)");
+  if (hardware == "cuda")
+    throw Error("--hardware cuda: not built yet for iterative methods (use --hardware cpu)");
+  if (hardware != "cpu")
+    Bad("--hardware", Quoted(hardware), "cpu (cuda is not built yet for iterative methods)");
+}
+
+/** Checks every option before any file is read; fills the parsed fields. */
+inline void
+ValidateIterative(IterativeOptions & o, IterativeMethod method)
+{
+  ApplyThreads(o.threads);
+  CheckReadableFile("--geometry", o.geometry, "geometry file");
+  const bool single = !o.projections.empty();
+  const bool series = !o.path.empty() || !o.regexp.empty();
+  if (single && series)
+    throw Error("--projections and --path/--regexp: give either one projections file or a directory and a "
+                "regular expression, not both");
+  if (!single && !series)
+    throw Error("no projections: give --projections FILE, or --path DIR with --regexp REGEX");
+  if (single)
+    CheckReadableFile("--projections", o.projections, "image file");
+  else
+  {
+    if (o.path.empty())
+      o.path = ".";
+    if (!itksys::SystemTools::FileIsDirectory(o.path))
+      Bad("--path", Quoted(o.path), "an existing directory");
+    if (o.regexp.empty())
+      Bad("--regexp", "empty", "a regular expression matching the projection files' names in --path");
+    if (o.subMatch < 0)
+      Bad("--submatch", o.subMatch, "an integer >= 0");
+  }
+  if (!o.newSpacing.empty())
+    o.projectionSpacing = ParsePositives("--new-spacing", o.newSpacing, 2);
+  if (!o.newOrigin.empty())
+    o.projectionOrigin = ParsePoint("--new-origin", o.newOrigin, 2);
+  CheckImageOutput("--output", o.output);
+  if (!o.input.empty())
+  {
+    CheckReadableFile("--input", o.input, "image file");
+    if (o.gridGiven)
+      throw Error("--input and --dimension/--spacing/--origin: the initial volume defines the grid; give one or the other");
+  }
+  o.sizes = ParseSizes("--dimension", o.dimension, 3);
+  o.spacings = ParsePositives("--spacing", o.spacing, 3);
+  if (o.origin.empty())
+  {
+    o.origins.clear();
+    for (unsigned int d = 0; d < 3; ++d)
+      o.origins.push_back(-0.5 * (o.sizes[d] - 1.) * o.spacings[d]);
+  }
+  else
+    o.origins = ParsePoint("--origin", o.origin, 3);
+  if (o.iterations < 1 || o.iterations > 1000000)
+    Bad("--niterations", o.iterations, "an integer >= 1");
+  if (method == IterativeMethod::SART && (!std::isfinite(o.lambda) || !(o.lambda > 0.)))
+    Bad("--lambda", o.lambda, "a finite relaxation factor > 0");
+  if (o.projectionsPerSubset < 0)
+    Bad("--nprojpersubset", o.projectionsPerSubset, "an integer >= 0 (0: all projections)");
+  CheckProjectorAndHardware(o.fp, o.hardware);
+}
+
+/** Adds the options shared by the iterative apps, and the method's own. */
+inline void
+AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method, const std::string & title)
+{
+  app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML)")->required();
+  app.add_option("--projections", o.projections, "Projection stack, one file (.mha, .nrrd, .nii, .tif, ...)");
+  app.add_option("-p,--path", o.path, "Directory of the projection files (with --regexp)");
+  app.add_option("-r,--regexp", o.regexp, "Regular expression selecting the projection files in --path; 2D files "
+                                          "are one projection each, 3D files stack all their slices");
+  app.add_flag("--nsort", o.numericSort, "Sort the files numerically on --submatch instead of alphabetically");
+  app.add_option("--submatch", o.subMatch, "Sub-match of --regexp used for sorting (0: the whole name)")
+    ->capture_default_str();
+  app.add_option("--new-spacing", o.newSpacing, "Replace the projections' pixel spacing (mm): s or U,V (for formats "
+                                                "without it, e.g. TIFF)");
+  app.add_option("--new-origin", o.newOrigin, "Replace the projections' origin (mm): U,V, the centre of the first "
+                                              "pixel (for formats without it, e.g. TIFF)");
+  app.add_option("-o,--output", o.output, "Output volume (.mha, .nrrd, .nii, .tif, ...)")->required();
+  const std::string initial =
+    method == IterativeMethod::OSEM
+      ? "Initial volume, positive everywhere (default: 1 everywhere on the --dimension/--spacing/--origin grid)"
+      : "Initial volume (default: 0 everywhere on the --dimension/--spacing/--origin grid)";
+  app.add_option("-i,--input", o.input, initial);
+  auto * dimension = app.add_option("--dimension", o.dimension, "Volume size in voxels: N or X,Y,Z")->capture_default_str();
+  auto * spacing = app.add_option("--spacing", o.spacing, "Voxel size (mm): s or X,Y,Z")->capture_default_str();
+  auto * origin = app.add_option("--origin", o.origin, "Centre of the first voxel (mm): X,Y,Z (default: the volume "
+                                                       "is centred on the isocenter, -(N-1)/2 * spacing)");
+  app.callback([&o, dimension, spacing, origin] { o.gridGiven = dimension->count() + spacing->count() + origin->count() > 0; });
+  app.add_option("-n,--niterations", o.iterations, "Number of iterations")->capture_default_str();
+  if (method == IterativeMethod::SART)
+  {
+    app.add_option("-l,--lambda", o.lambda, "Relaxation factor (> 0)")->capture_default_str();
+    app.add_option("--nprojpersubset", o.projectionsPerSubset,
+                   "Projections per subset: 1 is SART, more OS-SART, 0 all of them (SIRT)")
+      ->capture_default_str();
+    app.add_flag("--positivity", o.positivity, "Set negative voxels to 0 after each update");
+  }
+  else if (method == IterativeMethod::OSEM)
+  {
+    o.projectionsPerSubset = 0;
+    app.add_option("--nprojpersubset", o.projectionsPerSubset,
+                   "Projections per subset (0: all of them, i.e. MLEM)")
+      ->capture_default_str();
+  }
+  app.add_option("--fp", o.fp, "Forward projector: joseph (raycast: not implemented yet)")->capture_default_str();
+  app.add_option("--hardware", o.hardware, "cpu (cuda: not built yet for iterative methods)")->capture_default_str();
+  app.add_flag("-v,--verbose", o.verbose, "Print what is done and each iteration's time");
+  AddCommonOptions(app, o.threads);
+  std::map<std::string, SlicerParameter> slicer{
+    { "--geometry", SlicerIo("file", "input", "Input", ".xml") },
+    { "--projections", SlicerIo("image", "input", "Input") },
+    { "--path", SlicerIo("directory", "input", "Input") },
+    { "--regexp", SlicerIn("Input") },
+    { "--nsort", SlicerIn("Input") },
+    { "--submatch", SlicerRange("Input", "0", "99", "1") },
+    { "--new-spacing", SlicerIn("Input", "double-vector") },
+    { "--new-origin", SlicerIn("Input", "double-vector") },
+    { "--input", SlicerIo("image", "input", "Input") },
+    { "--output", SlicerIo("image", "output", "Output") },
+    { "--dimension", SlicerIn("Output", "integer-vector") },
+    { "--spacing", SlicerIn("Output", "double-vector") },
+    { "--origin", SlicerIn("Output", "double-vector") },
+    { "--niterations", SlicerRange("Iterations", "1", "1000", "1") },
+    { "--fp", SlicerIn("Advanced", "string-enumeration", { "joseph" }) },
+    { "--hardware", SlicerIn("Advanced", "string-enumeration", { "cpu" }) },
+    { "--verbose", SlicerIn("Advanced") },
+  };
+  if (method == IterativeMethod::SART)
+  {
+    slicer["--lambda"] = SlicerRange("Iterations", "0.01", "2", "0.05");
+    slicer["--positivity"] = SlicerIn("Iterations");
+  }
+  if (method != IterativeMethod::CGLS)
+    slicer["--nprojpersubset"] = SlicerRange("Iterations", "0", "10000", "1");
+  DescribeForSlicer(title, slicer);
+}
+
+/** Reads the inputs, runs the method's filter with a progress bar and per-iteration lines under
+ * --verbose, writes the volume. */
+inline int
+ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::string & name)
+{
+  using ImageType = itk::Image<float, 3>;
+  ValidateIterative(o, method);
+  Stopwatch total;
+  Stopwatch clock;
+  auto geometry = ReadGeometry(o.geometry);
+  const unsigned int count = geometry->GetNumberOfProjections();
+  if (o.verbose)
+    std::cout << name << ": hardware: CPU, " << itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()
+              << " threads; projector: Joseph" << std::endl
+              << name << ": read geometry " << o.geometry << ": " << count << " projections ("
+              << FormatSeconds(clock.Seconds()) << ")" << std::endl;
+  if (method != IterativeMethod::CGLS && o.projectionsPerSubset > static_cast<long long>(count))
+    Bad("--nprojpersubset", o.projectionsPerSubset,
+        "at most the number of projections of --geometry (" + std::to_string(count) + "), or 0 for all");
+
+  clock.Restart();
+  std::size_t files = 0;
+  ImageType::Pointer projections = ReadProjections<ImageType>(o, files);
+  const auto psize = projections->GetLargestPossibleRegion().GetSize();
+  if (o.verbose)
+    std::cout << name << ": read projections: " << psize[0] << " x " << psize[1] << " pixels of "
+              << projections->GetSpacing()[0] << " x " << projections->GetSpacing()[1] << " mm x " << psize[2]
+              << " projections from " << files << " file" << (files == 1 ? "" : "s") << " ("
+              << FormatSeconds(clock.Seconds()) << ")" << std::endl;
+
+  ImageType::Pointer initial;
+  if (!o.input.empty())
+    initial = ReadImage<ImageType>("--input", o.input);
+  else
+  {
+    auto grid = cbct::ConstantImageSource<ImageType>::New();
+    ImageType::SizeType size;
+    ImageType::SpacingType spacing;
+    ImageType::PointType origin;
+    for (unsigned int d = 0; d < 3; ++d)
+    {
+      size[d] = o.sizes[d];
+      spacing[d] = o.spacings[d];
+      origin[d] = o.origins[d];
+    }
+    grid->SetSize(size);
+    grid->SetSpacing(spacing);
+    grid->SetOrigin(origin);
+    grid->SetConstant(0.f); // OSEM starts from 1 when given a volume that is 0 everywhere
+    grid->Update();
+    initial = grid->GetOutput();
+  }
+  const auto vsize = initial->GetLargestPossibleRegion().GetSize();
+  if (o.verbose)
+    std::cout << name << ": volume " << vsize[0] << " x " << vsize[1] << " x " << vsize[2] << " voxels of "
+              << initial->GetSpacing()[0] << " x " << initial->GetSpacing()[1] << " x " << initial->GetSpacing()[2]
+              << " mm from (" << initial->GetOrigin()[0] << ", " << initial->GetOrigin()[1] << ", "
+              << initial->GetOrigin()[2] << ") mm" << (o.input.empty() ? "" : ", initial volume " + o.input) << std::endl;
+
+  itk::ProcessObject::Pointer filter;
+  std::function<unsigned int()> currentIteration;
+  std::function<std::string()> iterationNote = [] { return std::string(); };
+  if (method == IterativeMethod::SART)
+  {
+    auto sart = cbct::SARTConeBeamReconstructionFilter<ImageType>::New();
+    sart->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
+    sart->SetLambda(o.lambda);
+    sart->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
+    sart->SetEnforcePositivity(o.positivity);
+    sart->SetInput(0, initial);
+    sart->SetProjections(projections);
+    sart->SetGeometry(geometry);
+    currentIteration = [p = sart.GetPointer()] { return p->GetCurrentIteration(); };
+    filter = sart;
+  }
+  else if (method == IterativeMethod::CGLS)
+  {
+    auto cgls = cbct::CGLSConeBeamReconstructionFilter<ImageType>::New();
+    cgls->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
+    cgls->SetInput(0, initial);
+    cgls->SetProjections(projections);
+    cgls->SetGeometry(geometry);
+    currentIteration = [p = cgls.GetPointer()] { return p->GetCurrentIteration(); };
+    iterationNote = [p = cgls.GetPointer()] {
+      std::ostringstream note;
+      note << ", residual |p - Ax| " << p->GetResidualNorms().back() << " (initial " << p->GetInitialResidualNorm() << ")";
+      return note.str();
+    };
+    filter = cgls;
+  }
+  else
+  {
+    auto osem = cbct::OSEMConeBeamReconstructionFilter<ImageType>::New();
+    osem->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
+    osem->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
+    osem->SetInput(0, initial);
+    osem->SetProjections(projections);
+    osem->SetGeometry(geometry);
+    currentIteration = [p = osem.GetPointer()] { return p->GetCurrentIteration(); };
+    filter = osem;
+  }
+  try
+  {
+    filter->UpdateOutputInformation(); // checks the geometry against the projections before the work
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string projectionsOption = o.projections.empty() ? "--path/--regexp" : "--projections " + o.projections;
+    throw Error(projectionsOption + " with --geometry " + o.geometry + ": " + WithoutItkPrefix(e.GetDescription()));
+  }
+
+  Stopwatch iterationClock;
+  auto onIteration = CallbackCommand::New();
+  if (o.verbose)
+  {
+    onIteration->SetCallback([&] {
+      std::cout << name << ": iteration " << currentIteration() << "/" << o.iterations << " ("
+                << FormatSeconds(iterationClock.Seconds()) << ")" << iterationNote() << std::endl;
+      iterationClock.Restart();
+    });
+    filter->AddObserver(itk::IterationEvent(), onIteration);
+  }
+  auto bar = ProgressBar::Attach(filter, name);
+  clock.Restart();
+  iterationClock.Restart();
+  try
+  {
+    filter->Update();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string projectionsOption = o.projections.empty() ? "--path/--regexp" : "--projections " + o.projections;
+    const std::string what = WithoutItkPrefix(e.GetDescription());
+    throw Error((what.rfind("initial volume", 0) == 0 ? "--input " + o.input : projectionsOption) + ": " + what);
+  }
+  if (o.verbose)
+    std::cout << name << ": " << o.iterations << " iterations in " << FormatSeconds(clock.Seconds()) << std::endl;
+
+  clock.Restart();
+  WriteImage("--output", dynamic_cast<ImageType *>(filter->GetOutputs()[0].GetPointer()), o.output);
+  if (o.verbose)
+  {
+    std::cout << name << ": wrote " << o.output << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
+    std::cout << name << ": total " << FormatSeconds(total.Seconds()) << std::endl;
+  }
+  return 0;
+}
+
+/** The whole app: options, Slicer description, run. */
+inline int
+IterativeMain(int argc, char ** argv, IterativeMethod method, const std::string & name, const std::string & description,
+              const std::string & title)
+{
+  IterativeOptions o;
+  CLI::App app{ description, name };
+  AddIterativeOptions(app, o, method, title);
+  return Run(app, argc, argv, [&] { return ReconstructIterative(o, method, name); });
+}
+
+} // namespace cbct::apps
+
+#endif
