@@ -1,11 +1,8 @@
 #ifndef cbctCGLSConeBeamReconstructionFilter_h
 #define cbctCGLSConeBeamReconstructionFilter_h
 
-#include "cbctInputChecks.h"
 #include "cbctJosephOperator.h"
-
-#include <itkImageAlgorithm.h>
-#include <itkImageToImageFilter.h>
+#include "cbctWholeImageProjectionFilter.h"
 
 #include <cmath>
 #include <vector>
@@ -30,18 +27,16 @@ namespace cbct
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT CGLSConeBeamReconstructionFilter : public itk::ImageToImageFilter<TImage, TImage>
+class ITK_TEMPLATE_EXPORT CGLSConeBeamReconstructionFilter : public WholeImageProjectionFilter<TImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CGLSConeBeamReconstructionFilter);
   using Self = CGLSConeBeamReconstructionFilter;
-  using Superclass = itk::ImageToImageFilter<TImage, TImage>;
+  using Superclass = WholeImageProjectionFilter<TImage>;
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
-  itkTypeMacro(CGLSConeBeamReconstructionFilter, itk::ImageToImageFilter);
+  itkTypeMacro(CGLSConeBeamReconstructionFilter, WholeImageProjectionFilter);
 
-  itkSetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
-  itkGetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
   itkSetMacro(NumberOfIterations, unsigned int);
   itkGetConstMacro(NumberOfIterations, unsigned int);
   itkGetConstMacro(CurrentIteration, unsigned int);
@@ -62,57 +57,28 @@ public:
   }
 
 protected:
-  CGLSConeBeamReconstructionFilter() { this->SetNumberOfRequiredInputs(2); }
+  CGLSConeBeamReconstructionFilter()
+    : Superclass(1)
+  {}
   ~CGLSConeBeamReconstructionFilter() override = default;
 
-  void
-  VerifyInputInformation() ITKv5_CONST override
-  {}
   void
   VerifyPreconditions() ITKv5_CONST override
   {
     Superclass::VerifyPreconditions();
-    if (m_Geometry.IsNull())
-      ThrowBadParameter("CGLS geometry", "none", "a ThreeDCircularProjectionGeometry");
     if (m_NumberOfIterations < 1)
       ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
   }
   void
-  GenerateOutputInformation() override
-  {
-    Superclass::GenerateOutputInformation();
-    const auto count = this->GetInput(1)->GetLargestPossibleRegion().GetSize(2);
-    if (count != m_Geometry->GetNumberOfProjections())
-      ThrowBadParameter("number of projection images", count,
-                        "the geometry's number of projections (" + std::to_string(m_Geometry->GetNumberOfProjections()) + ")");
-  }
-  void
-  GenerateInputRequestedRegion() override
-  {
-    for (unsigned int i = 0; i < 2; ++i)
-      if (auto * input = const_cast<TImage *>(this->GetInput(i)))
-        input->SetRequestedRegionToLargestPossibleRegion();
-  }
-  void
-  EnlargeOutputRequestedRegion(itk::DataObject * output) override
-  {
-    output->SetRequestedRegionToLargestPossibleRegion();
-  }
-  void
   GenerateData() override
   {
-    const TImage * initial = this->GetInput(0);
     const TImage * projections = this->GetInput(1);
-    TImage * output = this->GetOutput();
-    output->SetBufferedRegion(output->GetRequestedRegion());
-    output->Allocate();
-    itk::ImageAlgorithm::Copy(initial, output, output->GetBufferedRegion(), output->GetBufferedRegion());
+    TImage * output = this->AllocateOutputFromInput0();
 
-    const JosephOperator<TImage> A(output, projections, m_Geometry);
-    const unsigned int count = m_Geometry->GetNumberOfProjections();
-    std::vector<unsigned int> all(count);
-    for (unsigned int k = 0; k < count; ++k)
-      all[k] = k;
+    const ThreeDCircularProjectionGeometry * geometry = this->GetGeometry();
+    const JosephOperator<TImage> A(output, projections, geometry);
+    const unsigned int count = geometry->GetNumberOfProjections();
+    const std::vector<unsigned int> all = this->AllProjections();
     const std::size_t pixels = A.PixelsPerProjection() * count, voxels = A.Voxels();
     const float * p = projections->GetBufferPointer();
     float * x = output->GetBufferPointer();
@@ -174,7 +140,6 @@ protected:
   }
 
 private:
-  ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
   unsigned int m_NumberOfIterations = 3;
   unsigned int m_CurrentIteration = 0;
   double m_InitialResidualNorm = 0.;

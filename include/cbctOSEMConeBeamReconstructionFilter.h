@@ -1,11 +1,8 @@
 #ifndef cbctOSEMConeBeamReconstructionFilter_h
 #define cbctOSEMConeBeamReconstructionFilter_h
 
-#include "cbctInputChecks.h"
 #include "cbctJosephOperator.h"
-
-#include <itkImageAlgorithm.h>
-#include <itkImageToImageFilter.h>
+#include "cbctWholeImageProjectionFilter.h"
 
 #include <cmath>
 #include <sstream>
@@ -33,18 +30,16 @@ namespace cbct
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT OSEMConeBeamReconstructionFilter : public itk::ImageToImageFilter<TImage, TImage>
+class ITK_TEMPLATE_EXPORT OSEMConeBeamReconstructionFilter : public WholeImageProjectionFilter<TImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(OSEMConeBeamReconstructionFilter);
   using Self = OSEMConeBeamReconstructionFilter;
-  using Superclass = itk::ImageToImageFilter<TImage, TImage>;
+  using Superclass = WholeImageProjectionFilter<TImage>;
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
-  itkTypeMacro(OSEMConeBeamReconstructionFilter, itk::ImageToImageFilter);
+  itkTypeMacro(OSEMConeBeamReconstructionFilter, WholeImageProjectionFilter);
 
-  itkSetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
-  itkGetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
   itkSetMacro(NumberOfIterations, unsigned int);
   itkGetConstMacro(NumberOfIterations, unsigned int);
   itkSetMacro(NumberOfProjectionsPerSubset, unsigned int);
@@ -58,18 +53,15 @@ public:
   }
 
 protected:
-  OSEMConeBeamReconstructionFilter() { this->SetNumberOfRequiredInputs(2); }
+  OSEMConeBeamReconstructionFilter()
+    : Superclass(1)
+  {}
   ~OSEMConeBeamReconstructionFilter() override = default;
 
-  void
-  VerifyInputInformation() ITKv5_CONST override
-  {}
   void
   VerifyPreconditions() ITKv5_CONST override
   {
     Superclass::VerifyPreconditions();
-    if (m_Geometry.IsNull())
-      ThrowBadParameter("OSEM geometry", "none", "a ThreeDCircularProjectionGeometry");
     if (m_NumberOfIterations < 1)
       ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
   }
@@ -78,24 +70,9 @@ protected:
   {
     Superclass::GenerateOutputInformation();
     const auto count = this->GetInput(1)->GetLargestPossibleRegion().GetSize(2);
-    if (count != m_Geometry->GetNumberOfProjections())
-      ThrowBadParameter("number of projection images", count,
-                        "the geometry's number of projections (" + std::to_string(m_Geometry->GetNumberOfProjections()) + ")");
     if (m_NumberOfProjectionsPerSubset > count)
       ThrowBadParameter("projections per subset", m_NumberOfProjectionsPerSubset,
                         "at most the number of projections (" + std::to_string(count) + "), or 0 for all");
-  }
-  void
-  GenerateInputRequestedRegion() override
-  {
-    for (unsigned int i = 0; i < 2; ++i)
-      if (auto * input = const_cast<TImage *>(this->GetInput(i)))
-        input->SetRequestedRegionToLargestPossibleRegion();
-  }
-  void
-  EnlargeOutputRequestedRegion(itk::DataObject * output) override
-  {
-    output->SetRequestedRegionToLargestPossibleRegion();
   }
 
   /** Throws for the first negative or non-finite projection value, naming its pixel. */
@@ -143,17 +120,14 @@ protected:
   void
   GenerateData() override
   {
-    const TImage * initial = this->GetInput(0);
     const TImage * projections = this->GetInput(1);
     CheckProjections(projections);
-    TImage * output = this->GetOutput();
-    output->SetBufferedRegion(output->GetRequestedRegion());
-    output->Allocate();
-    itk::ImageAlgorithm::Copy(initial, output, output->GetBufferedRegion(), output->GetBufferedRegion());
+    TImage * output = this->AllocateOutputFromInput0();
     PrepareInitialVolume(output);
 
-    const JosephOperator<TImage> A(output, projections, m_Geometry);
-    const unsigned int count = m_Geometry->GetNumberOfProjections();
+    const ThreeDCircularProjectionGeometry * geometry = this->GetGeometry();
+    const JosephOperator<TImage> A(output, projections, geometry);
+    const unsigned int count = geometry->GetNumberOfProjections();
     const unsigned int perSubset = m_NumberOfProjectionsPerSubset == 0 ? count : m_NumberOfProjectionsPerSubset;
     const unsigned int subsets = (count + perSubset - 1) / perSubset;
     std::vector<std::vector<unsigned int>> subsetProjections(subsets);
@@ -209,7 +183,6 @@ protected:
   }
 
 private:
-  ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
   unsigned int m_NumberOfIterations = 3;
   unsigned int m_NumberOfProjectionsPerSubset = 0;
   unsigned int m_CurrentIteration = 0;
