@@ -10,7 +10,12 @@
 #include "cbctConstantImageSource.h"
 #include "cbctOSEMConeBeamReconstructionFilter.h"
 #include "cbctProjectionFiles.h"
+#include "cbctConfiguration.h"
+#include "cbctCudaDevice.h"
 #include "cbctSARTConeBeamReconstructionFilter.h"
+#if CBCT_USE_CUDA
+#  include "cbctCudaSARTConeBeamReconstructionFilter.h"
+#endif
 
 #include <itkCommand.h>
 #include <itkImage.h>
@@ -86,18 +91,26 @@ private:
   std::function<void()> m_Callback = [] {};
 };
 
-/** Checks the options shared by the iterative apps, and --fp and --hardware (also cbct-forward's). */
+/** Checks the options shared by the iterative apps, and --fp and --hardware (also cbct-forward's).
+ * `cudaMethod`: the method has a CUDA filter (SART); --hardware cuda then needs a CUDA build and device. */
 inline void
-CheckProjectorAndHardware(const std::string & fp, const std::string & hardware)
+CheckProjectorAndHardware(const std::string & fp, const std::string & hardware, bool cudaMethod = false)
 {
   if (fp == "raycast")
     throw Error("--fp raycast: not implemented yet (use --fp joseph)");
   if (fp != "joseph")
     Bad("--fp", Quoted(fp), "joseph (raycast is not implemented yet)");
   if (hardware == "cuda")
-    throw Error("--hardware cuda: not built yet for iterative methods (use --hardware cpu)");
+  {
+    if (!cudaMethod)
+      throw Error("--hardware cuda: not built yet for this iterative method (use --hardware cpu)");
+    std::string why;
+    if (!cbct::CudaDeviceAvailable(&why))
+      throw Error("--hardware cuda: " + why);
+    return;
+  }
   if (hardware != "cpu")
-    Bad("--hardware", Quoted(hardware), "cpu (cuda is not built yet for iterative methods)");
+    Bad("--hardware", Quoted(hardware), cudaMethod ? "cpu or cuda" : "cpu (cuda is not built yet for this method)");
 }
 
 /** Checks every option before any file is read; fills the parsed fields. */
@@ -153,7 +166,7 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
     Bad("--lambda", o.lambda, "a finite relaxation factor > 0");
   if (o.projectionsPerSubset < 0)
     Bad("--nprojpersubset", o.projectionsPerSubset, "an integer >= 0 (0: all projections)");
-  CheckProjectorAndHardware(o.fp, o.hardware);
+  CheckProjectorAndHardware(o.fp, o.hardware, method == IterativeMethod::SART);
 }
 
 /** Adds the options shared by the iterative apps, and the method's own. */
@@ -200,7 +213,10 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
       ->capture_default_str();
   }
   app.add_option("--fp", o.fp, "Forward projector: joseph (raycast: not implemented yet)")->capture_default_str();
-  app.add_option("--hardware", o.hardware, "cpu (cuda: not built yet for iterative methods)")->capture_default_str();
+  app.add_option("--hardware", o.hardware,
+                 method == IterativeMethod::SART ? "cpu or cuda (a CUDA build and device)"
+                                                 : "cpu (cuda: not built yet for this method)")
+    ->capture_default_str();
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each iteration's time");
   AddCommonOptions(app, o.threads);
   std::map<std::string, SlicerParameter> slicer{
@@ -224,6 +240,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   };
   if (method == IterativeMethod::SART)
   {
+    slicer["--hardware"] = SlicerIn("Advanced", "string-enumeration", { "cpu", "cuda" });
     slicer["--lambda"] = SlicerRange("Iterations", "0.01", "2", "0.05");
     slicer["--positivity"] = SlicerIn("Iterations");
   }
@@ -244,8 +261,10 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   auto geometry = ReadGeometry(o.geometry);
   const unsigned int count = geometry->GetNumberOfProjections();
   if (o.verbose)
-    std::cout << name << ": hardware: CPU, " << itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()
-              << " threads; projector: Joseph" << std::endl
+    std::cout << name << ": hardware: "
+              << (o.hardware == "cuda" ? std::string("CUDA")
+                                       : "CPU, " + std::to_string(itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()) + " threads")
+              << "; projector: Joseph" << std::endl
               << name << ": read geometry " << o.geometry << ": " << count << " projections ("
               << FormatSeconds(clock.Seconds()) << ")" << std::endl;
   if (method != IterativeMethod::CGLS && o.projectionsPerSubset > static_cast<long long>(count))
@@ -296,7 +315,13 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   std::function<std::string()> iterationNote = [] { return std::string(); };
   if (method == IterativeMethod::SART)
   {
-    auto sart = cbct::SARTConeBeamReconstructionFilter<ImageType>::New();
+    cbct::SARTConeBeamReconstructionFilter<ImageType>::Pointer sart;
+#if CBCT_USE_CUDA
+    if (o.hardware == "cuda")
+      sart = cbct::CudaSARTConeBeamReconstructionFilter<ImageType>::New().GetPointer();
+    else
+#endif
+      sart = cbct::SARTConeBeamReconstructionFilter<ImageType>::New();
     sart->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
     sart->SetLambda(o.lambda);
     sart->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));

@@ -81,7 +81,7 @@ cbct_bad_input_test(sart_nprojpersubset cbct-sart
   "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
   ${iterative_inputs} --nprojpersubset 11)
 cbct_bad_input_test(sart_fp_raycast cbct-sart "--fp raycast: not implemented yet" ${iterative_inputs} --fp raycast)
-cbct_bad_input_test(sart_hardware_cuda cbct-sart "--hardware cuda: not built yet for iterative methods"
+cbct_bad_input_test(cgls_hardware_cuda cbct-cgls "--hardware cuda: not built yet for this iterative method"
   ${iterative_inputs} --hardware cuda)
 cbct_bad_input_test(sart_projection_count cbct-sart
   "--projections p12.mha with --geometry g10.xml: number of projection images is 12"
