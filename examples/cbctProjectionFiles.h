@@ -9,6 +9,7 @@
 #include "cbctThreeDCircularProjectionGeometryXMLFileReader.h"
 
 #include <itkImageAlgorithm.h>
+#include <itksys/SystemTools.hxx>
 #include <itkRegularExpressionSeriesFileNames.h>
 
 namespace cbct::apps
@@ -28,6 +29,40 @@ ReadGeometry(const std::string & path)
     throw Error(std::string("--geometry: ") + e.GetDescription());
   }
   return reader->GetGeometry();
+}
+
+/** Checks --geometry and the projection options shared by the apps that read projections
+ * (--projections, or --path with --regexp, --submatch, --new-spacing, --new-origin) before any file
+ * is read, and parses the last two into projectionSpacing and projectionOrigin. */
+template <typename TOptions>
+void
+ValidateProjectionOptions(TOptions & o)
+{
+  CheckReadableFile("--geometry", o.geometry, "geometry file");
+  const bool single = !o.projections.empty();
+  const bool series = !o.path.empty() || !o.regexp.empty();
+  if (single && series)
+    throw Error("--projections and --path/--regexp: give either one projections file or a directory and a "
+                "regular expression, not both");
+  if (!single && !series)
+    throw Error("no projections: give --projections FILE, or --path DIR with --regexp REGEX");
+  if (single)
+    CheckReadableFile("--projections", o.projections, "image file");
+  else
+  {
+    if (o.path.empty())
+      o.path = ".";
+    if (!itksys::SystemTools::FileIsDirectory(o.path))
+      Bad("--path", Quoted(o.path), "an existing directory");
+    if (o.regexp.empty())
+      Bad("--regexp", "empty", "a regular expression matching the projection files' names in --path");
+    if (o.subMatch < 0)
+      Bad("--submatch", o.subMatch, "an integer >= 0");
+  }
+  if (!o.newSpacing.empty())
+    o.projectionSpacing = ParsePositives("--new-spacing", o.newSpacing, 2);
+  if (!o.newOrigin.empty())
+    o.projectionOrigin = ParsePoint("--new-origin", o.newOrigin, 2);
 }
 
 /** The projection files: the one of --projections, or those in --path matching --regexp, sorted. */

@@ -64,31 +64,7 @@ void
 Validate(Options & o)
 {
   ApplyThreads(o.threads);
-  CheckReadableFile("--geometry", o.geometry, "geometry file");
-  const bool single = !o.projections.empty();
-  const bool series = !o.path.empty() || !o.regexp.empty();
-  if (single && series)
-    throw Error("--projections and --path/--regexp: give either one projections file or a directory and a "
-                "regular expression, not both");
-  if (!single && !series)
-    throw Error("no projections: give --projections FILE, or --path DIR with --regexp REGEX");
-  if (single)
-    CheckReadableFile("--projections", o.projections, "image file");
-  else
-  {
-    if (o.path.empty())
-      o.path = ".";
-    if (!itksys::SystemTools::FileIsDirectory(o.path))
-      Bad("--path", Quoted(o.path), "an existing directory");
-    if (o.regexp.empty())
-      Bad("--regexp", "empty", "a regular expression matching the projection files' names in --path");
-    if (o.subMatch < 0)
-      Bad("--submatch", o.subMatch, "an integer >= 0");
-  }
-  if (!o.newSpacing.empty())
-    o.projectionSpacing = ParsePositives("--new-spacing", o.newSpacing, 2);
-  if (!o.newOrigin.empty())
-    o.projectionOrigin = ParsePoint("--new-origin", o.newOrigin, 2);
+  ValidateProjectionOptions(o);
   CheckImageOutput("--output", o.output);
   o.sizes = ParseSizes("--dimension", o.dimension, 3);
   o.spacings = ParsePositives("--spacing", o.spacing, 3);
