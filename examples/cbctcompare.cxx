@@ -1,5 +1,6 @@
 // cbct-compare: quality of a reconstruction against the voxelized phantom (MAE and PSNR).
 #include "cbctAppSupport.h"
+#include "cbctImageQuality.h"
 #include "cbctPhantomVolumeSource.h"
 
 #include <itkImage.h>
@@ -26,36 +27,7 @@ struct Options
   int threads = 0;
 };
 
-struct Quality
-{
-  double meanAbsoluteError = std::numeric_limits<double>::quiet_NaN();
-  double psnr = std::numeric_limits<double>::quiet_NaN();
-  std::size_t voxels = 0;
-};
-
-/** MAE and PSNR (20 log10(peak) - 10 log10(MSE), as RTK's tests) over `region`. A NaN voxel makes
- * both NaN. */
-Quality
-Compare(const ImageType * image, const ImageType * reference, const ImageType::RegionType & region, double peak)
-{
-  itk::ImageRegionConstIterator<ImageType> a(image, region), b(reference, region);
-  double absolute = 0., squared = 0.;
-  std::size_t n = 0;
-  for (; !a.IsAtEnd(); ++a, ++b, ++n)
-  {
-    const double d = static_cast<double>(a.Get()) - b.Get();
-    absolute += std::abs(d);
-    squared += d * d;
-  }
-  Quality q;
-  q.voxels = n;
-  if (n > 0)
-  {
-    q.meanAbsoluteError = absolute / n;
-    q.psnr = 20. * std::log10(peak) - 10. * std::log10(squared / n);
-  }
-  return q;
-}
+using Quality = cbct::ImageQuality;
 
 void
 Print(const std::string & what, const Quality & q)
@@ -136,8 +108,8 @@ CompareToPhantom(const Options & o)
   std::ostringstream label;
   label << "central region (y slices " << central.GetIndex(1) << ".." << central.GetIndex(1) + central.GetSize(1) - 1
         << " of " << ny << ")";
-  const Quality centralQuality = Compare(image, reference, central, o.peak);
-  const Quality wholeQuality = Compare(image, reference, whole, o.peak);
+  const Quality centralQuality = cbct::CompareImages<ImageType>(image, reference, central, o.peak);
+  const Quality wholeQuality = cbct::CompareImages<ImageType>(image, reference, whole, o.peak);
   Print(label.str(), centralQuality);
   Print("whole volume", wholeQuality);
   if (!o.profile.empty())

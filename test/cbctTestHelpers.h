@@ -6,6 +6,7 @@
 
 #include "cbctConstantImageSource.h"
 #include "cbctGeometricPhantom.h"
+#include "cbctImageQuality.h"
 #include "cbctPhantomProjectionSource.h"
 #include "cbctPhantomVolumeSource.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
@@ -93,34 +94,13 @@ VoxelizedPhantom(const GeometricPhantom * phantom, unsigned int voxels, double s
   return source->GetOutput();
 }
 
-struct Quality
-{
-  double meanAbsoluteError = std::numeric_limits<double>::quiet_NaN();
-  double psnr = std::numeric_limits<double>::quiet_NaN();
-  std::size_t voxels = 0;
-};
+using Quality = ImageQuality;
 
-/** MAE and PSNR (peak `peak`, as RTK's tests) of `image` against `reference` over `region`.
- * A NaN anywhere makes both NaN, which fails any threshold comparison. */
+/** CompareImages() with the Shepp-Logan volume's peak of 2 by default. */
 inline Quality
 Compare(const ImageType * image, const ImageType * reference, const ImageType::RegionType & region, double peak = 2.)
 {
-  itk::ImageRegionConstIterator<ImageType> a(image, region), b(reference, region);
-  double absolute = 0., squared = 0.;
-  std::size_t n = 0;
-  for (; !a.IsAtEnd(); ++a, ++b, ++n)
-  {
-    const double d = static_cast<double>(a.Get()) - b.Get();
-    absolute += std::abs(d);
-    squared += d * d;
-  }
-  Quality q;
-  q.voxels = n;
-  if (n == 0)
-    return q;
-  q.meanAbsoluteError = absolute / n;
-  q.psnr = 20. * std::log10(peak) - 10. * std::log10(squared / n);
-  return q;
+  return CompareImages<ImageType>(image, reference, region, peak);
 }
 
 /** Relative L2 difference ||a - b|| / ||b|| over the whole images; NaN if any value is NaN, so a
