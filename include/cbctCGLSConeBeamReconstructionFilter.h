@@ -1,7 +1,6 @@
 #ifndef cbctCGLSConeBeamReconstructionFilter_h
 #define cbctCGLSConeBeamReconstructionFilter_h
 
-#include "cbctJosephOperator.h"
 #include "cbctWholeImageProjectionFilter.h"
 
 #include <cmath>
@@ -11,7 +10,7 @@ namespace cbct
 {
 
 /** \class CGLSConeBeamReconstructionFilter
- * \brief CGLS: conjugate gradients on the normal equations A^T A x = A^T p, with Joseph's projector
+ * \brief CGLS: conjugate gradients on the normal equations A^T A x = A^T p, with the chosen projector
  * pair (A and its exact adjoint A^T).
  *
  * Input 0 is the initial volume x0 (its grid is the output's), input 1 the projections p. With
@@ -76,10 +75,10 @@ protected:
     TImage * output = this->AllocateOutputFromInput0();
 
     const ThreeDCircularProjectionGeometry * geometry = this->GetGeometry();
-    const JosephOperator<TImage> A(output, projections, geometry);
+    const std::unique_ptr<ProjectorOperator> A = this->MakeOperator(output, projections);
     const unsigned int count = geometry->GetNumberOfProjections();
     const std::vector<unsigned int> all = this->AllProjections();
-    const std::size_t pixels = A.PixelsPerProjection() * count, voxels = A.Voxels();
+    const std::size_t pixels = A->PixelsPerProjection() * count, voxels = A->Voxels();
     const float * p = projections->GetBufferPointer();
     float * x = output->GetBufferPointer();
     std::vector<float> r(pixels), q(pixels), s(voxels), d(voxels);
@@ -90,11 +89,11 @@ protected:
         sum += static_cast<double>(value) * value;
       return sum;
     };
-    A.Forward(x, r.data(), all, false);
+    A->Forward(x, r.data(), all, false);
     for (std::size_t i = 0; i < pixels; ++i)
       r[i] = p[i] - r[i];
     m_InitialResidualNorm = std::sqrt(squaredNorm(r));
-    A.Back(r.data(), s.data(), all, false);
+    A->Back(r.data(), s.data(), all, false);
     d = s;
     double gamma = squaredNorm(s);
 
@@ -104,7 +103,7 @@ protected:
     {
       if (gamma > 0.)
       {
-        A.Forward(d.data(), q.data(), all, false);
+        A->Forward(d.data(), q.data(), all, false);
         const double qq = squaredNorm(q);
         if (qq > 0.)
         {
@@ -114,7 +113,7 @@ protected:
           for (std::size_t i = 0; i < pixels; ++i)
             r[i] -= static_cast<float>(alpha * q[i]);
           residual = std::sqrt(squaredNorm(r));
-          A.Back(r.data(), s.data(), all, false);
+          A->Back(r.data(), s.data(), all, false);
           const double gammaNext = squaredNorm(s);
           const double beta = gammaNext / gamma;
           for (std::size_t v = 0; v < voxels; ++v)

@@ -3,6 +3,7 @@
 
 #include "cbctCudaCheck.h"
 #include "cbctCudaDeviceBuffer.h"
+#include "cbctCudaProjectorOperator.h"
 #include "cbctCudaJoseph.hcu"
 #include "cbctJosephProjector.h"
 
@@ -18,7 +19,7 @@ namespace cbct
  * transposes up to the order of float additions.
  * \ingroup ConeBeamCT
  */
-class CudaJosephOperator
+class CudaJosephOperator : public CudaProjectorOperator
 {
 public:
   CudaJosephOperator(const itk::ImageBase<3> * volume, const itk::ImageBase<3> * projections,
@@ -38,28 +39,19 @@ public:
   }
 
   std::size_t
-  PixelsPerProjection() const
+  PixelsPerProjection() const override
   {
     return static_cast<std::size_t>(m_Launch.columns) * m_Launch.rows;
   }
   std::size_t
-  Voxels() const
+  Voxels() const override
   {
     return static_cast<std::size_t>(m_Launch.size[0]) * m_Launch.size[1] * m_Launch.size[2];
   }
 
-  /** Device subset of projection indices, for the calls below. */
-  CudaDeviceBuffer<unsigned int> *
-  Subset(const std::vector<unsigned int> & projections)
-  {
-    m_Subsets.emplace_back(new CudaDeviceBuffer<unsigned int>());
-    m_Subsets.back()->Upload(projections);
-    return m_Subsets.back().get();
-  }
-
   /** projections[k] = A_k volume for the k of `subset` (device buffers). */
   void
-  Forward(const float * volume, float * projections, const CudaDeviceBuffer<unsigned int> * subset, int count)
+  Forward(const float * volume, float * projections, const CudaDeviceBuffer<unsigned int> * subset, int count) override
   {
     CudaJosephLaunch launch = m_Launch;
     launch.volume = const_cast<float *>(volume);
@@ -71,7 +63,7 @@ public:
 
   /** volume = (add ? volume : 0) + sum over k of `subset` of A_k^T projections[k]. */
   void
-  Back(const float * projections, float * volume, const CudaDeviceBuffer<unsigned int> * subset, int count, bool add)
+  Back(const float * projections, float * volume, const CudaDeviceBuffer<unsigned int> * subset, int count, bool add) override
   {
     if (!add)
       CudaCheck(cudaMemsetAsync(volume, 0, this->Voxels() * sizeof(float), nullptr), "cudaMemsetAsync (backprojection)");
@@ -86,7 +78,6 @@ public:
 private:
   CudaJosephLaunch m_Launch;
   CudaDeviceBuffer<CudaJosephRay> m_Rays;
-  std::vector<std::unique_ptr<CudaDeviceBuffer<unsigned int>>> m_Subsets;
 };
 
 } // namespace cbct

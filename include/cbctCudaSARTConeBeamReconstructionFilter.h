@@ -3,7 +3,7 @@
 
 #include "cbctCudaFDKBackProjection.hcu"
 #include "cbctCudaImage.h"
-#include "cbctCudaJosephOperator.h"
+#include "cbctCudaProjectorFactory.h"
 #include "cbctSARTConeBeamReconstructionFilter.h"
 
 namespace cbct
@@ -11,7 +11,7 @@ namespace cbct
 
 /** \class CudaSARTConeBeamReconstructionFilter
  * \brief SARTConeBeamReconstructionFilter on the GPU: the same parameters, subsets and update, with
- * CudaJosephOperator; the volume, projections and per-subset sensitivities stay on the device for
+ * the chosen projector pair on the GPU (MakeCudaProjectorOperator()); the volume, projections and per-subset sensitivities stay on the device for
  * all iterations.
  * \ingroup ConeBeamCT
  */
@@ -38,10 +38,11 @@ protected:
     TImage * output = this->GetOutput();
     output->SetBufferedRegion(output->GetRequestedRegion());
     output->Allocate(); // the initial volume is uploaded below, not copied on the host
-    CudaJosephOperator A(output, projections, this->GetGeometry());
-    const std::size_t voxels = A.Voxels();
+    const std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
+      this->GetForwardProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry());
+    const std::size_t voxels = A->Voxels();
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
-    const std::size_t pixels = A.PixelsPerProjection() * count;
+    const std::size_t pixels = A->PixelsPerProjection() * count;
     const auto subsets = this->Subsets();
 
     CudaDeviceBuffer<float> x(voxels), measured(pixels), rayLength(pixels), residual(pixels), ones(std::max(voxels, pixels)),
@@ -51,16 +52,16 @@ protected:
     CudaCheck(cudaMemcpy(measured.Data(), projections->GetBufferPointer(), pixels * sizeof(float), cudaMemcpyHostToDevice),
               "cudaMemcpy (projections)", pixels * sizeof(float));
     CudaCheck(LaunchFill(ones.Data(), std::max(voxels, pixels), 1.f, nullptr), "LaunchFill (ones)");
-    A.Forward(ones.Data(), rayLength.Data(), A.Subset(this->AllProjections()), static_cast<int>(count));
+    A->Forward(ones.Data(), rayLength.Data(), A->Subset(this->AllProjections()), static_cast<int>(count));
 
     // Per-subset sensitivities A_s^T 1, computed once.
     std::vector<CudaDeviceBuffer<unsigned int> *> deviceSubsets;
     std::vector<std::unique_ptr<CudaDeviceBuffer<float>>> sensitivities;
     for (const auto & subset : subsets)
     {
-      deviceSubsets.push_back(A.Subset(subset));
+      deviceSubsets.push_back(A->Subset(subset));
       sensitivities.emplace_back(new CudaDeviceBuffer<float>(voxels));
-      A.Back(ones.Data(), sensitivities.back()->Data(), deviceSubsets.back(), static_cast<int>(subset.size()), false);
+      A->Back(ones.Data(), sensitivities.back()->Data(), deviceSubsets.back(), static_cast<int>(subset.size()), false);
     }
 
     unsigned int iteration = 1;
@@ -69,16 +70,16 @@ protected:
       for (std::size_t s = 0; s < subsets.size(); ++s)
       {
         const int n = static_cast<int>(subsets[s].size());
-        A.Forward(x.Data(), residual.Data(), deviceSubsets[s], n);
+        A->Forward(x.Data(), residual.Data(), deviceSubsets[s], n);
         CudaSARTLaunch step;
         step.measured = measured.Data();
         step.rayLength = rayLength.Data();
         step.residual = residual.Data();
         step.subset = deviceSubsets[s]->Data();
         step.count = n;
-        step.pixelsPerProjection = static_cast<long long>(A.PixelsPerProjection());
+        step.pixelsPerProjection = static_cast<long long>(A->PixelsPerProjection());
         CudaCheck(LaunchSARTResidual(step, nullptr), "LaunchSARTResidual");
-        A.Back(residual.Data(), correction.Data(), deviceSubsets[s], n, false);
+        A->Back(residual.Data(), correction.Data(), deviceSubsets[s], n, false);
         step.volume = x.Data();
         step.correction = correction.Data();
         step.sensitivity = sensitivities[s]->Data();

@@ -1,7 +1,6 @@
 #ifndef cbctOSEMConeBeamReconstructionFilter_h
 #define cbctOSEMConeBeamReconstructionFilter_h
 
-#include "cbctJosephOperator.h"
 #include "cbctWholeImageProjectionFilter.h"
 
 #include <cmath>
@@ -12,7 +11,7 @@ namespace cbct
 {
 
 /** \class OSEMConeBeamReconstructionFilter
- * \brief OSEM (ordered-subsets expectation maximization) with Joseph's projector pair; MLEM when one
+ * \brief OSEM (ordered-subsets expectation maximization) with the chosen projector pair; MLEM when one
  * subset holds all projections.
  *
  * Input 0 is the initial volume (its grid is the output's), input 1 the projections. Each iteration
@@ -126,7 +125,7 @@ protected:
     PrepareInitialVolume(output);
 
     const ThreeDCircularProjectionGeometry * geometry = this->GetGeometry();
-    const JosephOperator<TImage> A(output, projections, geometry);
+    const std::unique_ptr<ProjectorOperator> A = this->MakeOperator(output, projections);
     const unsigned int count = geometry->GetNumberOfProjections();
     const unsigned int perSubset = m_NumberOfProjectionsPerSubset == 0 ? count : m_NumberOfProjectionsPerSubset;
     const unsigned int subsets = (count + perSubset - 1) / perSubset;
@@ -134,7 +133,7 @@ protected:
     for (unsigned int k = 0; k < count; ++k)
       subsetProjections[k % subsets].push_back(k);
 
-    const std::size_t pixels = A.PixelsPerProjection() * count, voxels = A.Voxels();
+    const std::size_t pixels = A->PixelsPerProjection() * count, voxels = A->Voxels();
     std::vector<float> ratio(pixels), onesProjections(pixels, 1.f), correction(voxels), sensitivity(voxels);
     // Each subset's sensitivity A_s^T 1 is the same every iteration: keep them when they fit in 1 GiB,
     // otherwise recompute (one more backprojection per subset and iteration).
@@ -148,20 +147,20 @@ protected:
       for (unsigned int s = 0; s < subsets; ++s)
       {
         const auto & subset = subsetProjections[s];
-        A.Forward(x, ratio.data(), subset, false);
+        A->Forward(x, ratio.data(), subset, false);
         for (unsigned int k : subset)
         {
-          const std::size_t first = static_cast<std::size_t>(k) * A.PixelsPerProjection();
-          for (std::size_t i = first; i < first + A.PixelsPerProjection(); ++i)
+          const std::size_t first = static_cast<std::size_t>(k) * A->PixelsPerProjection();
+          for (std::size_t i = first; i < first + A->PixelsPerProjection(); ++i)
             ratio[i] = ratio[i] > 0.f ? measured[i] / ratio[i] : 0.f;
         }
-        A.Back(ratio.data(), correction.data(), subset, false);
+        A->Back(ratio.data(), correction.data(), subset, false);
         if (!keepSensitivities)
-          A.Back(onesProjections.data(), sensitivity.data(), subset, false);
+          A->Back(onesProjections.data(), sensitivity.data(), subset, false);
         else if (sensitivities[s].empty())
         {
           sensitivities[s].resize(voxels);
-          A.Back(onesProjections.data(), sensitivities[s].data(), subset, false);
+          A->Back(onesProjections.data(), sensitivities[s].data(), subset, false);
         }
         const std::vector<float> & weights = keepSensitivities ? sensitivities[s] : sensitivity;
         for (std::size_t v = 0; v < voxels; ++v)

@@ -1,14 +1,14 @@
 #ifndef cbctSARTConeBeamReconstructionFilter_h
 #define cbctSARTConeBeamReconstructionFilter_h
 
-#include "cbctJosephOperator.h"
 #include "cbctWholeImageProjectionFilter.h"
 
 namespace cbct
 {
 
 /** \class SARTConeBeamReconstructionFilter
- * \brief SART, OS-SART and SIRT with Joseph's projector pair.
+ * \brief SART, OS-SART and SIRT with the chosen projector pair (Joseph's by default, see
+ * WholeImageProjectionFilter).
  *
  * Input 0 is the initial volume (its grid is the output's), input 1 the projections. Each
  * iteration visits the subsets of NumberOfProjectionsPerSubset projections (subset s holds
@@ -77,12 +77,12 @@ protected:
   {
     const TImage * projections = this->GetInput(1);
     TImage * output = this->AllocateOutputFromInput0();
-    const JosephOperator<TImage> A(output, projections, this->GetGeometry());
+    const std::unique_ptr<ProjectorOperator> A = this->MakeOperator(output, projections);
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
     const auto subsetProjections = this->Subsets();
     const auto subsets = static_cast<unsigned int>(subsetProjections.size());
 
-    const std::size_t pixels = A.PixelsPerProjection() * count, voxels = A.Voxels();
+    const std::size_t pixels = A->PixelsPerProjection() * count, voxels = A->Voxels();
     std::vector<float> ones(voxels, 1.f), rayLength(pixels), residual(pixels), onesProjections(pixels, 1.f);
     std::vector<float> correction(voxels), sensitivity(voxels);
     // Each subset's voxel sensitivity A_s^T 1 is the same every iteration: keep them when they fit in
@@ -91,27 +91,27 @@ protected:
     std::vector<std::vector<float>> sensitivities(keepSensitivities ? subsets : 0);
     const float * measured = projections->GetBufferPointer();
     float * x = output->GetBufferPointer();
-    A.Forward(ones.data(), rayLength.data(), this->AllProjections(), false);
+    A->Forward(ones.data(), rayLength.data(), this->AllProjections(), false);
 
     for (m_CurrentIteration = 1; m_CurrentIteration <= m_NumberOfIterations && !this->GetAbortGenerateData(); ++m_CurrentIteration)
     {
       for (unsigned int s = 0; s < subsets; ++s)
       {
         const auto & subset = subsetProjections[s];
-        A.Forward(x, residual.data(), subset, false);
+        A->Forward(x, residual.data(), subset, false);
         for (unsigned int k : subset)
         {
-          const std::size_t first = static_cast<std::size_t>(k) * A.PixelsPerProjection();
-          for (std::size_t p = first; p < first + A.PixelsPerProjection(); ++p)
+          const std::size_t first = static_cast<std::size_t>(k) * A->PixelsPerProjection();
+          for (std::size_t p = first; p < first + A->PixelsPerProjection(); ++p)
             residual[p] = rayLength[p] > 0.f ? (measured[p] - residual[p]) / rayLength[p] : 0.f;
         }
-        A.Back(residual.data(), correction.data(), subset, false);
+        A->Back(residual.data(), correction.data(), subset, false);
         if (!keepSensitivities)
-          A.Back(onesProjections.data(), sensitivity.data(), subset, false);
+          A->Back(onesProjections.data(), sensitivity.data(), subset, false);
         else if (sensitivities[s].empty())
         {
           sensitivities[s].resize(voxels);
-          A.Back(onesProjections.data(), sensitivities[s].data(), subset, false);
+          A->Back(onesProjections.data(), sensitivities[s].data(), subset, false);
         }
         const std::vector<float> & weights = keepSensitivities ? sensitivities[s] : sensitivity;
         for (std::size_t v = 0; v < voxels; ++v)

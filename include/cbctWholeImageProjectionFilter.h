@@ -2,11 +2,15 @@
 #define cbctWholeImageProjectionFilter_h
 
 #include "cbctInputChecks.h"
+#include "cbctJosephOperator.h"
+#include "cbctProjectorOperator.h"
+#include "cbctRayCastOperator.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 
 #include <itkImageAlgorithm.h>
 #include <itkImageToImageFilter.h>
 
+#include <memory>
 #include <vector>
 
 namespace cbct
@@ -18,7 +22,8 @@ namespace cbct
  *
  * Holds the geometry; checks it is set and that the projection input (input `ProjectionsInput()`)
  * has as many projections as the geometry; asks for both inputs whole and produces the whole output,
- * starting from a copy of input 0 (which it adds to, or iterates from).
+ * starting from a copy of input 0 (which it adds to, or iterates from). Holds the choice of forward
+ * projector (Joseph's or the ray caster, with its step) and makes the matching operator pair.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
@@ -33,6 +38,26 @@ public:
 
   itkSetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
   itkGetConstObjectMacro(Geometry, ThreeDCircularProjectionGeometry);
+
+  /** Which projector pair to use (Joseph by default). */
+  void
+  SetForwardProjector(ForwardProjectorKind kind)
+  {
+    if (kind != m_ForwardProjector)
+    {
+      m_ForwardProjector = kind;
+      this->Modified();
+    }
+  }
+  ForwardProjectorKind
+  GetForwardProjector() const
+  {
+    return m_ForwardProjector;
+  }
+  /** The ray caster's distance between samples along a ray, in mm; 0 (the default) means the
+   * smallest voxel spacing. */
+  itkSetMacro(RayCastStep, double);
+  itkGetConstMacro(RayCastStep, double);
 
 protected:
   /** `projectionsInput`: which input holds the projection stack (the other is the volume). */
@@ -53,6 +78,8 @@ protected:
     Superclass::VerifyPreconditions();
     if (m_Geometry.IsNull())
       ThrowBadParameter(std::string(this->GetNameOfClass()) + " geometry", "none", "a ThreeDCircularProjectionGeometry");
+    if (!(m_RayCastStep >= 0.) || !std::isfinite(m_RayCastStep))
+      ThrowBadParameter("ray-cast step (mm)", m_RayCastStep, "a finite value > 0, or 0 for the smallest voxel spacing");
   }
   void
   GenerateOutputInformation() override
@@ -87,6 +114,26 @@ protected:
     return output;
   }
 
+  /** The ray caster's step in mm for `volume`: RayCastStep, or the smallest spacing when it is 0. */
+  double
+  RayCastStepFor(const TImage * volume) const
+  {
+    if (m_RayCastStep > 0.)
+      return m_RayCastStep;
+    const auto & spacing = volume->GetSpacing();
+    return std::min(spacing[0], std::min(spacing[1], spacing[2]));
+  }
+
+  /** The chosen projector pair (CPU) for the volume grid `volume` and the stack `projections`. */
+  std::unique_ptr<ProjectorOperator>
+  MakeOperator(const TImage * volume, const TImage * projections) const
+  {
+    if (m_ForwardProjector == ForwardProjectorKind::RayCast)
+      return std::unique_ptr<ProjectorOperator>(
+        new RayCastOperator<TImage>(volume, projections, m_Geometry, this->RayCastStepFor(volume)));
+    return std::unique_ptr<ProjectorOperator>(new JosephOperator<TImage>(volume, projections, m_Geometry));
+  }
+
   /** 0, 1, ..., number of projections - 1. */
   std::vector<unsigned int>
   AllProjections() const
@@ -100,6 +147,8 @@ protected:
 private:
   ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
   unsigned int m_ProjectionsInput;
+  ForwardProjectorKind m_ForwardProjector = ForwardProjectorKind::Joseph;
+  double m_RayCastStep = 0.;
 };
 
 } // namespace cbct

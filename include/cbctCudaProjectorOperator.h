@@ -1,0 +1,49 @@
+#ifndef cbctCudaProjectorOperator_h
+#define cbctCudaProjectorOperator_h
+
+#include "cbctCudaDeviceBuffer.h"
+
+#include <memory>
+#include <vector>
+
+namespace cbct
+{
+
+/** \class CudaProjectorOperator
+ * \brief ProjectorOperator on the GPU: A and A^T between device buffers laid out as the volume and
+ * projection stack it was made for. Calls are queued on the default stream.
+ * \ingroup ConeBeamCT
+ */
+class CudaProjectorOperator
+{
+public:
+  virtual ~CudaProjectorOperator() = default;
+  virtual std::size_t
+  PixelsPerProjection() const = 0;
+  virtual std::size_t
+  Voxels() const = 0;
+
+  /** A device copy of a subset of projection indices, owned by this operator, for the calls below. */
+  CudaDeviceBuffer<unsigned int> *
+  Subset(const std::vector<unsigned int> & projections)
+  {
+    m_Subsets.emplace_back(new CudaDeviceBuffer<unsigned int>());
+    m_Subsets.back()->Upload(projections);
+    return m_Subsets.back().get();
+  }
+
+  /** projections[k] = A_k volume for the `count` projections k of `subset` (device buffers). */
+  virtual void
+  Forward(const float * volume, float * projections, const CudaDeviceBuffer<unsigned int> * subset, int count) = 0;
+
+  /** volume = (add ? volume : 0) + sum over the `count` k of `subset` of A_k^T projections[k]. */
+  virtual void
+  Back(const float * projections, float * volume, const CudaDeviceBuffer<unsigned int> * subset, int count, bool add) = 0;
+
+private:
+  std::vector<std::unique_ptr<CudaDeviceBuffer<unsigned int>>> m_Subsets;
+};
+
+} // namespace cbct
+
+#endif

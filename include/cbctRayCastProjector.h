@@ -1,0 +1,63 @@
+#ifndef cbctRayCastProjector_h
+#define cbctRayCastProjector_h
+
+#include "cbctJosephProjector.h"
+#include "cbctRayCast.hcu"
+
+namespace cbct
+{
+
+/** \class RayCastProjector
+ * \brief The ray caster's discretisation of one projection on the CPU (see cbctRayCast.hcu):
+ * segments of a fixed step along each ray, the volume interpolated trilinearly at their middles with
+ * the GPU texture unit's weights. Visit() calls `f(offset, weight)` for the eight voxels of each
+ * sample, so the forward projector and its adjoint are transposes by construction.
+ * \ingroup ConeBeamCT
+ */
+class RayCastProjector
+{
+public:
+  /** For `volume` (its grid), projection k of `geometry` laid out as `projections`, and a step in
+   * mm (> 0). */
+  template <typename TVolume, typename TProjections>
+  RayCastProjector(const TVolume * volume, const TProjections * projections, const ThreeDCircularProjectionGeometry * geometry,
+                   unsigned int k, double stepMm)
+    : m_Step(static_cast<float>(stepMm))
+  {
+    double q0[3], toIndex[9], toWorld[9];
+    JosephProjector(volume, projections, geometry, k).RayParameters(q0, toIndex, toWorld);
+    for (int d = 0; d < 3; ++d)
+    {
+      m_Ray.q0[d] = static_cast<float>(q0[d]);
+      m_Size[d] = static_cast<int>(volume->GetLargestPossibleRegion().GetSize(d));
+    }
+    for (int e = 0; e < 9; ++e)
+    {
+      m_Ray.toIndex[e] = static_cast<float>(toIndex[e]);
+      m_Ray.toWorld[e] = static_cast<float>(toWorld[e]);
+    }
+  }
+
+  const RayCastRay &
+  Ray() const
+  {
+    return m_Ray;
+  }
+
+  /** Visits the samples of the ray through pixel (i, j) of the projection (pixel indices). */
+  template <typename F>
+  void
+  Visit(double i, double j, F && f) const
+  {
+    RayCastVisit(m_Ray, m_Size, static_cast<float>(i), static_cast<float>(j), m_Step, f);
+  }
+
+private:
+  RayCastRay m_Ray;
+  int m_Size[3];
+  float m_Step;
+};
+
+} // namespace cbct
+
+#endif
