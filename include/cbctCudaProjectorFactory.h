@@ -3,6 +3,7 @@
 
 #include "cbctCudaJosephOperator.h"
 #include "cbctCudaProjectorOperator.h"
+#include "cbctCudaRayCastOperator.h"
 #include "cbctProjectorOperator.h"
 
 #include <memory>
@@ -16,9 +17,8 @@ inline std::unique_ptr<CudaProjectorOperator>
 MakeCudaProjectorOperator(ForwardProjectorKind kind, double rayCastStep, const itk::ImageBase<3> * volume,
                           const itk::ImageBase<3> * projections, const ThreeDCircularProjectionGeometry * geometry)
 {
-  (void)rayCastStep;
   if (kind == ForwardProjectorKind::RayCast)
-    throw std::runtime_error("MakeCudaProjectorOperator: the CUDA ray caster is not built yet");
+    return std::unique_ptr<CudaProjectorOperator>(new CudaRayCastOperator(volume, projections, geometry, rayCastStep));
   return std::unique_ptr<CudaProjectorOperator>(new CudaJosephOperator(volume, projections, geometry));
 }
 

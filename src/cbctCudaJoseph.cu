@@ -5,75 +5,101 @@ namespace cbct
 
 namespace
 {
-/** Walks the ray of pixel (i, j) of projection `ray`; calls f(offset, weight) per voxel sample,
- * exactly as JosephProjector::Visit does (in double). */
-template <typename F>
-__device__ inline void
-WalkRay(const CudaJosephLaunch & p, const CudaJosephRay & ray, int i, int j, F f)
+constexpr int BlockColumns = 32, BlockRows = 4;
+
+/** Pixel (i, j) of subset entry n for this thread; false past the detector's edge. */
+__device__ inline bool
+ThreadPixel(const CudaJosephLaunch & p, int & i, int & j, unsigned int & k)
 {
-  const double fi = p.firstColumn + i, fj = p.firstRow + j;
-  double dq[3], world[3];
-  for (int r = 0; r < 3; ++r)
-  {
-    dq[r] = ray.toIndex[r * 3] * fi + ray.toIndex[r * 3 + 1] * fj + ray.toIndex[r * 3 + 2];
-    world[r] = ray.toWorld[r * 3] * fi + ray.toWorld[r * 3 + 1] * fj + ray.toWorld[r * 3 + 2];
-  }
-  const double length = sqrt(world[0] * world[0] + world[1] * world[1] + world[2] * world[2]);
-  int a = 0;
-  if (fabs(dq[1]) > fabs(dq[a]))
-    a = 1;
-  if (fabs(dq[2]) > fabs(dq[a]))
-    a = 2;
-  if (dq[a] == 0.)
-    return;
-  const int b = (a + 1) % 3, c = (a + 2) % 3;
-  const long long stride[3] = { 1, p.size[0], static_cast<long long>(p.size[0]) * p.size[1] };
-  const double step = length / fabs(dq[a]);
-  for (int s = 0; s < p.size[a]; ++s)
-  {
-    const double t = (s - ray.q0[a]) / dq[a];
-    if (t < 0.)
-      continue;
-    const double pb = ray.q0[b] + t * dq[b], pc = ray.q0[c] + t * dq[c];
-    const double fb = floor(pb), fc = floor(pc);
-    const long long ib = static_cast<long long>(fb), ic = static_cast<long long>(fc);
-    if (ib < -1 || ic < -1 || ib >= p.size[b] || ic >= p.size[c])
-      continue;
-    const double wb = pb - fb, wc = pc - fc;
-    const long long base = s * stride[a];
-    const double w[4] = { (1. - wb) * (1. - wc) * step, wb * (1. - wc) * step, (1. - wb) * wc * step, wb * wc * step };
-    for (int n = 0; n < 4; ++n)
-    {
-      const long long xb = ib + (n & 1), xc = ic + (n >> 1);
-      if (xb >= 0 && xc >= 0 && xb < p.size[b] && xc < p.size[c])
-        f(base + xb * stride[b] + xc * stride[c], w[n]);
-    }
-  }
+  i = blockIdx.x * BlockColumns + threadIdx.x;
+  j = blockIdx.y * BlockRows + threadIdx.y;
+  k = p.subset[blockIdx.z];
+  return i < p.columns && j < p.rows;
 }
 
 __global__ void
+__launch_bounds__(BlockColumns * BlockRows)
 Forward(const CudaJosephLaunch p)
 {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y, n = blockIdx.z;
-  if (i >= p.columns)
+  int i, j;
+  unsigned int k;
+  if (!ThreadPixel(p, i, j, k))
     return;
-  const unsigned int k = p.subset[n];
-  double sum = 0.;
-  WalkRay(p, p.rays[k], i, j, [&](long long offset, double w) { sum += w * p.volume[offset]; });
-  p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i] = static_cast<float>(sum);
+  float sum = 0.f;
+  JosephLine line;
+  if (!JosephSetup(p.rays[k], p.size, p.firstColumn + i, p.firstRow + j, line))
+    ;
+  else if (const cudaTextureObject_t slices = p.slices[line.a])
+  {
+    // The texture unit interpolates with JosephSample()'s weights (texel centres at integer + 0.5,
+    // zero outside the volume, as JosephSample() skips); all four voxels share the weight's step.
+    for (int s = line.first; s <= line.last; ++s)
+    {
+      const float pb = AddRn(line.b0, MulRn(static_cast<float>(s), line.kb));
+      const float pc = AddRn(line.c0, MulRn(static_cast<float>(s), line.kc));
+      sum += tex2DLayered<float>(slices, AddRn(pb, 0.5f), AddRn(pc, 0.5f), s);
+    }
+    sum *= line.step;
+  }
+  else
+  {
+    const long long stride[3] = { 1, p.size[0], static_cast<long long>(p.size[0]) * p.size[1] };
+    const long long sa = stride[line.a], sb = stride[line.b], sc = stride[line.c];
+    const int nb = p.size[line.b], nc = p.size[line.c];
+    for (int s = line.first; s <= line.last; ++s)
+    {
+      int ib, ic;
+      float w[4];
+      if (!JosephSample(line, p.size, s, ib, ic, w))
+        continue;
+      float v[4];
+      {
+        const float * base = p.volume + s * sa + ib * sb + ic * sc;
+        const bool b0 = ib >= 0, b1 = ib + 1 < nb, c0 = ic >= 0, c1 = ic + 1 < nc;
+        v[0] = b0 && c0 ? __ldg(base) : 0.f;
+        v[1] = b1 && c0 ? __ldg(base + sb) : 0.f;
+        v[2] = b0 && c1 ? __ldg(base + sc) : 0.f;
+        v[3] = b1 && c1 ? __ldg(base + sb + sc) : 0.f;
+      }
+      sum += w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3];
+    }
+  }
+  p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i] = sum;
 }
 
 __global__ void
+__launch_bounds__(BlockColumns * BlockRows)
 Back(const CudaJosephLaunch p)
 {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y, n = blockIdx.z;
-  if (i >= p.columns)
+  int i, j;
+  unsigned int k;
+  if (!ThreadPixel(p, i, j, k))
     return;
-  const unsigned int k = p.subset[n];
-  const double value = p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i];
-  if (value == 0.)
+  const float value = p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i];
+  JosephLine line;
+  if (value == 0.f || !JosephSetup(p.rays[k], p.size, p.firstColumn + i, p.firstRow + j, line))
     return;
-  WalkRay(p, p.rays[k], i, j, [&](long long offset, double w) { atomicAdd(p.volume + offset, static_cast<float>(w * value)); });
+  const long long stride[3] = { 1, p.size[0], static_cast<long long>(p.size[0]) * p.size[1] };
+  const long long sa = stride[line.a], sb = stride[line.b], sc = stride[line.c];
+  const int nb = p.size[line.b], nc = p.size[line.c];
+  const int first = max(line.first, p.sliceBegin), last = min(line.last, p.sliceEnd - 1);
+  for (int s = first; s <= last; ++s)
+  {
+    int ib, ic;
+    float w[4];
+    if (!JosephSample(line, p.size, s, ib, ic, w))
+      continue;
+    float * base = p.volume + s * sa + ib * sb + ic * sc;
+    const bool b0 = ib >= 0, b1 = ib + 1 < nb, c0 = ic >= 0, c1 = ic + 1 < nc;
+    if (b0 && c0)
+      atomicAdd(base, w[0] * value);
+    if (b1 && c0)
+      atomicAdd(base + sb, w[1] * value);
+    if (b0 && c1)
+      atomicAdd(base + sc, w[2] * value);
+    if (b1 && c1)
+      atomicAdd(base + sb + sc, w[3] * value);
+  }
 }
 
 __global__ void
@@ -100,6 +126,34 @@ Update(const CudaSARTLaunch p)
     p.volume[v] = x;
   }
 }
+__global__ void
+__launch_bounds__(BlockColumns * BlockRows)
+Axes(const CudaJosephLaunch p, unsigned int * axes)
+{
+  int i, j;
+  unsigned int k;
+  JosephLine line;
+  if (ThreadPixel(p, i, j, k) && JosephSetup(p.rays[k], p.size, p.firstColumn + i, p.firstRow + j, line))
+    atomicOr(axes, 1u << line.a);
+}
+
+__global__ void
+SliceCopy(const float * volume, int nx, int ny, int nz, int axis, cudaSurfaceObject_t surface)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
+  if (x >= nx)
+    return;
+  const float v = volume[(static_cast<long long>(z) * ny + y) * nx + x];
+  const int q[3] = { x, y, z };
+  // Layer: the index along `axis`; width: the next axis; height: the one after.
+  surf2DLayeredwrite(v, surface, q[(axis + 1) % 3] * static_cast<int>(sizeof(float)), q[(axis + 2) % 3], q[axis]);
+}
+
+dim3
+Grid(const CudaJosephLaunch & launch)
+{
+  return dim3((launch.columns + BlockColumns - 1) / BlockColumns, (launch.rows + BlockRows - 1) / BlockRows, launch.count);
+}
 } // namespace
 
 cudaError_t
@@ -107,7 +161,7 @@ LaunchJosephForward(const CudaJosephLaunch & launch, cudaStream_t stream)
 {
   if (launch.count <= 0)
     return cudaSuccess;
-  Forward<<<dim3((launch.columns + 63) / 64, launch.rows, launch.count), 64, 0, stream>>>(launch);
+  Forward<<<Grid(launch), dim3(BlockColumns, BlockRows), 0, stream>>>(launch);
   return cudaGetLastError();
 }
 
@@ -116,7 +170,23 @@ LaunchJosephBack(const CudaJosephLaunch & launch, cudaStream_t stream)
 {
   if (launch.count <= 0)
     return cudaSuccess;
-  Back<<<dim3((launch.columns + 63) / 64, launch.rows, launch.count), 64, 0, stream>>>(launch);
+  Back<<<Grid(launch), dim3(BlockColumns, BlockRows), 0, stream>>>(launch);
+  return cudaGetLastError();
+}
+
+cudaError_t
+LaunchJosephAxes(const CudaJosephLaunch & launch, unsigned int * axes, cudaStream_t stream)
+{
+  if (launch.count <= 0)
+    return cudaSuccess;
+  Axes<<<Grid(launch), dim3(BlockColumns, BlockRows), 0, stream>>>(launch, axes);
+  return cudaGetLastError();
+}
+
+cudaError_t
+LaunchSliceCopy(const float * volume, const int size[3], int axis, cudaSurfaceObject_t surface, cudaStream_t stream)
+{
+  SliceCopy<<<dim3((size[0] + 127) / 128, size[1], size[2]), 128, 0, stream>>>(volume, size[0], size[1], size[2], axis, surface);
   return cudaGetLastError();
 }
 
