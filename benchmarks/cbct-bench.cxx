@@ -12,6 +12,8 @@
 #if CBCT_USE_CUDA
 #  include "cbctCudaFDKConeBeamReconstructionFilter.h"
 #  include "cbctCudaSARTConeBeamReconstructionFilter.h"
+#  include "cbctCudaJosephOperator.h"
+#  include "cbctCudaRayCastOperator.h"
 #endif
 
 #include <CLI/CLI.hpp>
@@ -22,6 +24,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -156,9 +159,12 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
   PrintJson(p, hardware, device, "median", m);
 }
 #if CBCT_USE_CUDA
-/** Issue 4's measurements on problem p: Joseph forward projection of all projections (GUPS =
- * voxels x projections / s), and one OS-SART iteration (subsets of 20 projections): the time of a
- * 2-iteration update minus a 1-iteration one, so set-up (uploads, sensitivities) is excluded. */
+/** Issue 4's measurements on problem p, on the GPU: forward and back projection of all projections
+ * with each projector pair and variant (GUPS = voxels x projections / s; Joseph: through slice-stack
+ * textures (the default) or reading voxels; backprojection in 32-slice slabs (the default) or one
+ * pass; the ray caster with a step of one voxel), and one OS-SART iteration (Joseph, subsets of 20
+ * projections): the time of a 2-iteration update minus a 1-iteration one, so set-up (uploads,
+ * sensitivities) is excluded. */
 void
 RunIterative(const Problem & p, const std::string & device, unsigned int runs)
 {
@@ -194,34 +200,62 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
   zero->SetOrigin(volumeOrigin);
   zero->Update();
 
-  cbct::CudaJosephOperator A(zero->GetOutput(), projections, geometry);
-  cbct::CudaDeviceBuffer<float> volume(A.Voxels()), stack(A.PixelsPerProjection() * p.projections);
-  cbct::CudaCheck(cbct::LaunchFill(volume.Data(), A.Voxels(), 1.f, nullptr), "LaunchFill");
+  const double updates = static_cast<double>(p.volume) * p.volume * p.volume * p.projections;
   std::vector<unsigned int> all(p.projections);
   for (unsigned int k = 0; k < p.projections; ++k)
     all[k] = k;
-  auto * subset = A.Subset(all);
-  std::vector<double> forward;
-  for (unsigned int r = 0; r <= runs; ++r)
+  cbct::CudaDeviceBuffer<float> volume(static_cast<std::size_t>(p.volume) * p.volume * p.volume),
+    stack(static_cast<std::size_t>(p.columns) * p.rows * p.projections);
+  cbct::CudaCheck(cbct::LaunchFill(volume.Data(), static_cast<std::size_t>(p.volume) * p.volume * p.volume, 1.f, nullptr), "LaunchFill");
+  cbct::CudaCheck(cbct::LaunchFill(stack.Data(), static_cast<std::size_t>(p.columns) * p.rows * p.projections, 1.f, nullptr), "LaunchFill");
+  // Median seconds of `runs` warm calls of f.
+  auto timeIt = [&](const std::function<void()> & f) {
+    std::vector<double> t;
+    for (unsigned int r = 0; r <= runs; ++r)
+    {
+      cudaDeviceSynchronize();
+      const auto start = std::chrono::steady_clock::now();
+      f();
+      cbct::CudaCheck(cudaDeviceSynchronize(), "cudaDeviceSynchronize (projector)");
+      if (r > 0)
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return Median(t);
+  };
+  auto report = [&](const char * method, const char * variant, double seconds) {
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"method\":\"%s\",\"variant\":\"%s\","
+                "\"seconds\":%.4f,\"gups\":%.1f}\n",
+                p.name.c_str(), device.c_str(), method, variant, seconds, updates / seconds / 1e9);
+    std::fflush(stdout);
+  };
   {
-    cudaDeviceSynchronize();
-    const auto start = std::chrono::steady_clock::now();
-    A.Forward(volume.Data(), stack.Data(), subset, static_cast<int>(p.projections));
-    cbct::CudaCheck(cudaDeviceSynchronize(), "cudaDeviceSynchronize (forward projection)");
-    if (r > 0)
-      forward.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    cbct::CudaJosephOperator A(zero->GetOutput(), projections, geometry);
+    auto * subset = A.Subset(all);
+    const int n = static_cast<int>(p.projections);
+    A.SetVolumeTexture(false);
+    report("joseph-forward", "global", timeIt([&] { A.Forward(volume.Data(), stack.Data(), subset, n); }));
+    A.SetVolumeTexture(true);
+    report("joseph-forward", "slices", timeIt([&] { A.Forward(volume.Data(), stack.Data(), subset, n); }));
+    for (int slab : { 0, 32 })
+    {
+      A.SetBackProjectionSlab(slab);
+      report("joseph-back", ("slab" + std::to_string(slab)).c_str(), timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+    }
   }
-  const double updates = static_cast<double>(p.volume) * p.volume * p.volume * p.projections;
-  std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"method\":\"joseph-forward\","
-              "\"forward_s\":%.4f,\"gups\":%.1f}\n",
-              p.name.c_str(), device.c_str(), Median(forward), updates / Median(forward) / 1e9);
-  std::fflush(stdout);
+  {
+    cbct::CudaRayCastOperator A(zero->GetOutput(), projections, geometry, p.voxelMm);
+    auto * subset = A.Subset(all);
+    const int n = static_cast<int>(p.projections);
+    report("raycast-forward", "step1", timeIt([&] { A.Forward(volume.Data(), stack.Data(), subset, n); }));
+    report("raycast-back", "step1", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+  }
 
-  auto timeSart = [&](unsigned int iterations) {
+  auto timeSart = [&](unsigned int iterations, cbct::ForwardProjectorKind kind) {
     auto sart = cbct::CudaSARTConeBeamReconstructionFilter<GpuImage>::New();
     sart->SetInput(0, zero->GetOutput());
     sart->SetProjections(projections);
     sart->SetGeometry(geometry);
+    sart->SetForwardProjector(kind);
     sart->SetNumberOfIterations(iterations);
     sart->SetNumberOfProjectionsPerSubset(20);
     sart->SetLambda(0.8);
@@ -229,11 +263,14 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     sart->Update();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  const double one = timeSart(1), two = timeSart(2);
-  std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"1\",\"method\":\"os-sart\","
-              "\"projections_per_subset\":20,\"update_1_iteration_s\":%.3f,\"update_2_iterations_s\":%.3f,\"iteration_s\":%.3f}\n",
-              p.name.c_str(), device.c_str(), one, two, two - one);
-  std::fflush(stdout);
+  for (auto kind : { cbct::ForwardProjectorKind::Joseph, cbct::ForwardProjectorKind::RayCast })
+  {
+    const double one = timeSart(1, kind), two = timeSart(2, kind);
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"1\",\"method\":\"os-sart\",\"fp\":\"%s\","
+                "\"projections_per_subset\":20,\"update_1_iteration_s\":%.3f,\"update_2_iterations_s\":%.3f,\"iteration_s\":%.3f}\n",
+                p.name.c_str(), device.c_str(), cbct::ToString(kind).c_str(), one, two, two - one);
+    std::fflush(stdout);
+  }
 }
 #endif
 } // namespace
@@ -249,7 +286,7 @@ main(int argc, char * argv[])
   app.add_option("--hardware", hardware, "cuda and/or cpu")->delimiter(',');
   app.add_option("--runs", runs, "timed runs after one untimed warm-up (median reported)")->check(CLI::Range(1u, 1000u));
   std::string method = "fdk";
-  app.add_option("--method", method, "fdk, or iterative: Joseph forward projection and one OS-SART iteration (CUDA)")
+  app.add_option("--method", method, "fdk, or iterative: forward and back projections of both projector pairs and one OS-SART iteration (CUDA)")
     ->check(CLI::IsMember({ "fdk", "iterative" }));
   CLI11_PARSE(app, argc, argv);
   try
