@@ -140,6 +140,9 @@ protected:
 
 private:
   unsigned int m_NumberOfIterations = 3;
+
+protected:
+  // Set by GenerateData() (also the CUDA twin's).
   unsigned int m_CurrentIteration = 0;
   double m_InitialResidualNorm = 0.;
   std::vector<double> m_ResidualNorms;

@@ -127,11 +127,8 @@ protected:
     const ThreeDCircularProjectionGeometry * geometry = this->GetGeometry();
     const std::unique_ptr<ProjectorOperator> A = this->MakeOperator(output, projections);
     const unsigned int count = geometry->GetNumberOfProjections();
-    const unsigned int perSubset = m_NumberOfProjectionsPerSubset == 0 ? count : m_NumberOfProjectionsPerSubset;
-    const unsigned int subsets = (count + perSubset - 1) / perSubset;
-    std::vector<std::vector<unsigned int>> subsetProjections(subsets);
-    for (unsigned int k = 0; k < count; ++k)
-      subsetProjections[k % subsets].push_back(k);
+    const std::vector<std::vector<unsigned int>> subsetProjections = this->Subsets();
+    const unsigned int subsets = static_cast<unsigned int>(subsetProjections.size());
 
     const std::size_t pixels = A->PixelsPerProjection() * count, voxels = A->Voxels();
     std::vector<float> ratio(pixels), onesProjections(pixels, 1.f), correction(voxels), sensitivity(voxels);
@@ -181,9 +178,25 @@ protected:
     os << indent << "NumberOfProjectionsPerSubset: " << m_NumberOfProjectionsPerSubset << std::endl;
   }
 
+  /** Subsets of projection indices: subset s holds s, s + S, s + 2S, ... */
+  std::vector<std::vector<unsigned int>>
+  Subsets() const
+  {
+    const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
+    const unsigned int perSubset = m_NumberOfProjectionsPerSubset == 0 ? count : m_NumberOfProjectionsPerSubset;
+    const unsigned int subsets = (count + perSubset - 1) / perSubset;
+    std::vector<std::vector<unsigned int>> result(subsets);
+    for (unsigned int k = 0; k < count; ++k)
+      result[k % subsets].push_back(k);
+    return result;
+  }
+
 private:
   unsigned int m_NumberOfIterations = 3;
   unsigned int m_NumberOfProjectionsPerSubset = 0;
+
+protected:
+  // Set by GenerateData() (also the CUDA twin's).
   unsigned int m_CurrentIteration = 0;
 };
 
