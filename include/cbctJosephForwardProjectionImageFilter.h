@@ -1,8 +1,8 @@
 #ifndef cbctJosephForwardProjectionImageFilter_h
 #define cbctJosephForwardProjectionImageFilter_h
 
+#include "cbctForwardProjectionImageFilter.h"
 #include "cbctJosephOperator.h"
-#include "cbctWholeImageProjectionFilter.h"
 
 namespace cbct
 {
@@ -10,41 +10,31 @@ namespace cbct
 /** \class JosephForwardProjectionImageFilter
  * \brief Projections (input 0) plus the Joseph forward projection of a volume (input 1).
  *
- * Line integrals by Joseph's method (bilinear in each slice across the ray's dominant axis, see
- * JosephProjector) for every projection of the geometry, on the CPU's threads. Its exact adjoint is
- * JosephBackProjectionImageFilter. Both images are processed whole.
+ * ForwardProjectionImageFilter that always uses Joseph's method (bilinear in each slice across the
+ * ray's dominant axis, see JosephProjector), whatever SetForwardProjector() says, for every projection
+ * of the geometry, on the CPU's threads. Its exact adjoint is JosephBackProjectionImageFilter. Both
+ * images are processed whole.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT JosephForwardProjectionImageFilter : public WholeImageProjectionFilter<TImage>
+class ITK_TEMPLATE_EXPORT JosephForwardProjectionImageFilter : public ForwardProjectionImageFilter<TImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(JosephForwardProjectionImageFilter);
   using Self = JosephForwardProjectionImageFilter;
-  using Superclass = WholeImageProjectionFilter<TImage>;
+  using Superclass = ForwardProjectionImageFilter<TImage>;
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
-  itkTypeMacro(JosephForwardProjectionImageFilter, WholeImageProjectionFilter);
-
-  void
-  SetVolume(const TImage * volume)
-  {
-    this->SetNthInput(1, const_cast<TImage *>(volume));
-  }
+  itkTypeMacro(JosephForwardProjectionImageFilter, ForwardProjectionImageFilter);
 
 protected:
-  JosephForwardProjectionImageFilter()
-    : Superclass(0)
-  {}
+  JosephForwardProjectionImageFilter() = default;
   ~JosephForwardProjectionImageFilter() override = default;
 
-  void
-  GenerateData() override
+  std::unique_ptr<ProjectorOperator>
+  MakeProjector(const TImage * volume, const TImage * projections) const override
   {
-    TImage * output = this->AllocateOutputFromInput0();
-    const TImage * volume = this->GetInput(1);
-    JosephOperator<TImage>(volume, this->GetInput(0), this->GetGeometry())
-      .Forward(volume->GetBufferPointer(), output->GetBufferPointer(), this->AllProjections(), true);
+    return std::unique_ptr<ProjectorOperator>(new JosephOperator<TImage>(volume, projections, this->GetGeometry()));
   }
 };
 
