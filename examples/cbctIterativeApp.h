@@ -3,7 +3,8 @@
 
 // The command line shared by the iterative reconstruction apps cbct-sart, cbct-cgls and cbct-osem:
 // the same inputs as cbct-fdk (geometry, projections in one file or a series), the volume grid or an
-// initial volume, the number of iterations, the projector (--fp) and the hardware. Each app adds its
+// initial volume, the number of iterations, the projector (--fp, --step) and the hardware (--hardware
+// cpu or cuda). Each app adds its
 // method's own options (SART: --lambda, --nprojpersubset, --positivity; OSEM: --nprojpersubset).
 #include "cbctAppSupport.h"
 #include "cbctCGLSConeBeamReconstructionFilter.h"
@@ -14,11 +15,16 @@
 #include "cbctCudaDevice.h"
 #include "cbctSARTConeBeamReconstructionFilter.h"
 #if CBCT_USE_CUDA
+#  include "cbctCudaCGLSConeBeamReconstructionFilter.h"
+#  include "cbctCudaOSEMConeBeamReconstructionFilter.h"
 #  include "cbctCudaSARTConeBeamReconstructionFilter.h"
 #endif
 
 #include <itkCommand.h>
 #include <itkImage.h>
+
+#include <algorithm>
+#include <sstream>
 
 namespace cbct::apps
 {
@@ -51,6 +57,7 @@ struct IterativeOptions
   long long projectionsPerSubset = 1;
   bool positivity = false;
   std::string fp = "joseph";
+  double step = 0.;
   std::string hardware = "cpu";
   int threads = 0;
   bool verbose = false;
@@ -91,26 +98,71 @@ private:
   std::function<void()> m_Callback = [] {};
 };
 
-/** Checks the options shared by the iterative apps, and --fp and --hardware (also cbct-forward's).
- * `cudaMethod`: the method has a CUDA filter (SART); --hardware cuda then needs a CUDA build and device. */
+/** Checks --fp, --step and --hardware (the iterative apps' and cbct-forward's); --hardware cuda needs
+ * a CUDA build and a device. */
 inline void
-CheckProjectorAndHardware(const std::string & fp, const std::string & hardware, bool cudaMethod = false)
+CheckProjectorAndHardware(const std::string & fp, double step, const std::string & hardware)
 {
-  if (fp == "raycast")
-    throw Error("--fp raycast: not implemented yet (use --fp joseph)");
-  if (fp != "joseph")
-    Bad("--fp", Quoted(fp), "joseph (raycast is not implemented yet)");
+  if (fp != "joseph" && fp != "raycast")
+    Bad("--fp", Quoted(fp), "joseph or raycast");
+  if (!std::isfinite(step) || !(step >= 0.))
+    Bad("--step", step, "a finite ray-cast sample distance > 0 in mm, or 0 for the smallest voxel spacing");
   if (hardware == "cuda")
   {
-    if (!cudaMethod)
-      throw Error("--hardware cuda: not built yet for this iterative method (use --hardware cpu)");
+#if CBCT_USE_CUDA
     std::string why;
     if (!cbct::CudaDeviceAvailable(&why))
       throw Error("--hardware cuda: " + why);
     return;
+#else
+    throw Error("--hardware cuda: this build has no CUDA (configure with nvcc available)");
+#endif
   }
   if (hardware != "cpu")
-    Bad("--hardware", Quoted(hardware), cudaMethod ? "cpu or cuda" : "cpu (cuda is not built yet for this method)");
+    Bad("--hardware", Quoted(hardware), "cpu or cuda");
+}
+
+/** The projector named by --fp (checked by CheckProjectorAndHardware()). */
+inline cbct::ForwardProjectorKind
+ForwardProjector(const std::string & fp)
+{
+  return fp == "raycast" ? cbct::ForwardProjectorKind::RayCast : cbct::ForwardProjectorKind::Joseph;
+}
+
+/** "Joseph" or "ray caster, step S mm" / "ray caster, step: smallest voxel spacing (S mm)" for --verbose. */
+inline std::string
+DescribeProjector(const std::string & fp, double step, double smallestSpacing)
+{
+  if (fp != "raycast")
+    return "Joseph";
+  std::ostringstream text;
+  if (step > 0.)
+    text << "ray caster, step " << step << " mm";
+  else
+    text << "ray caster, step " << smallestSpacing << " mm (the smallest voxel spacing)";
+  return text.str();
+}
+
+/** Adds --fp, --step and --hardware to `app`. */
+inline void
+AddProjectorOptions(CLI::App & app, std::string & fp, double & step, std::string & hardware)
+{
+  app.add_option("--fp", fp, "Forward projector: joseph (Joseph's, bilinear in the slice across the ray) or raycast "
+                             "(trilinear samples every --step mm along the ray)")
+    ->capture_default_str();
+  app.add_option("--step", step, "Ray caster's distance between samples along a ray (mm; 0: the smallest voxel "
+                                 "spacing); used with --fp raycast")
+    ->capture_default_str();
+  app.add_option("--hardware", hardware, "cpu or cuda (a CUDA build and device)")->capture_default_str();
+}
+
+/** The Slicer descriptions of the options of AddProjectorOptions(). */
+inline void
+AddProjectorSlicer(std::map<std::string, SlicerParameter> & slicer)
+{
+  slicer["--fp"] = SlicerIn("Advanced", "string-enumeration", { "joseph", "raycast" });
+  slicer["--step"] = SlicerRange("Advanced", "0", "100", "0.1");
+  slicer["--hardware"] = SlicerIn("Advanced", "string-enumeration", { "cpu", "cuda" });
 }
 
 /** Checks every option before any file is read; fills the parsed fields. */
@@ -142,7 +194,7 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
     Bad("--lambda", o.lambda, "a finite relaxation factor > 0");
   if (o.projectionsPerSubset < 0)
     Bad("--nprojpersubset", o.projectionsPerSubset, "an integer >= 0 (0: all projections)");
-  CheckProjectorAndHardware(o.fp, o.hardware, method == IterativeMethod::SART);
+  CheckProjectorAndHardware(o.fp, o.step, o.hardware);
 }
 
 /** Adds the options shared by the iterative apps, and the method's own. */
@@ -188,11 +240,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
                    "Projections per subset (0: all of them, i.e. MLEM)")
       ->capture_default_str();
   }
-  app.add_option("--fp", o.fp, "Forward projector: joseph (raycast: not implemented yet)")->capture_default_str();
-  app.add_option("--hardware", o.hardware,
-                 method == IterativeMethod::SART ? "cpu or cuda (a CUDA build and device)"
-                                                 : "cpu (cuda: not built yet for this method)")
-    ->capture_default_str();
+  AddProjectorOptions(app, o.fp, o.step, o.hardware);
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each iteration's time");
   AddCommonOptions(app, o.threads);
   std::map<std::string, SlicerParameter> slicer{
@@ -210,13 +258,11 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     { "--spacing", SlicerIn("Output", "double-vector") },
     { "--origin", SlicerIn("Output", "double-vector") },
     { "--niterations", SlicerRange("Iterations", "1", "1000", "1") },
-    { "--fp", SlicerIn("Advanced", "string-enumeration", { "joseph" }) },
-    { "--hardware", SlicerIn("Advanced", "string-enumeration", { "cpu" }) },
     { "--verbose", SlicerIn("Advanced") },
   };
+  AddProjectorSlicer(slicer);
   if (method == IterativeMethod::SART)
   {
-    slicer["--hardware"] = SlicerIn("Advanced", "string-enumeration", { "cpu", "cuda" });
     slicer["--lambda"] = SlicerRange("Iterations", "0.01", "2", "0.05");
     slicer["--positivity"] = SlicerIn("Iterations");
   }
@@ -240,7 +286,7 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
     std::cout << name << ": hardware: "
               << (o.hardware == "cuda" ? std::string("CUDA")
                                        : "CPU, " + std::to_string(itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()) + " threads")
-              << "; projector: Joseph" << std::endl
+              << std::endl
               << name << ": read geometry " << o.geometry << ": " << count << " projections ("
               << FormatSeconds(clock.Seconds()) << ")" << std::endl;
   if (method != IterativeMethod::CGLS && o.projectionsPerSubset > static_cast<long long>(count))
@@ -284,7 +330,11 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
     std::cout << name << ": volume " << vsize[0] << " x " << vsize[1] << " x " << vsize[2] << " voxels of "
               << initial->GetSpacing()[0] << " x " << initial->GetSpacing()[1] << " x " << initial->GetSpacing()[2]
               << " mm from (" << initial->GetOrigin()[0] << ", " << initial->GetOrigin()[1] << ", "
-              << initial->GetOrigin()[2] << ") mm" << (o.input.empty() ? "" : ", initial volume " + o.input) << std::endl;
+              << initial->GetOrigin()[2] << ") mm" << (o.input.empty() ? "" : ", initial volume " + o.input) << std::endl
+              << name << ": projector: "
+              << DescribeProjector(o.fp, o.step,
+                                   std::min({ initial->GetSpacing()[0], initial->GetSpacing()[1], initial->GetSpacing()[2] }))
+              << std::endl;
 
   itk::ProcessObject::Pointer filter;
   std::function<unsigned int()> currentIteration;
@@ -298,6 +348,8 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
     else
 #endif
       sart = cbct::SARTConeBeamReconstructionFilter<ImageType>::New();
+    sart->SetForwardProjector(ForwardProjector(o.fp));
+    sart->SetRayCastStep(o.step);
     sart->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
     sart->SetLambda(o.lambda);
     sart->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
@@ -310,7 +362,15 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   }
   else if (method == IterativeMethod::CGLS)
   {
-    auto cgls = cbct::CGLSConeBeamReconstructionFilter<ImageType>::New();
+    cbct::CGLSConeBeamReconstructionFilter<ImageType>::Pointer cgls;
+#if CBCT_USE_CUDA
+    if (o.hardware == "cuda")
+      cgls = cbct::CudaCGLSConeBeamReconstructionFilter<ImageType>::New().GetPointer();
+    else
+#endif
+      cgls = cbct::CGLSConeBeamReconstructionFilter<ImageType>::New();
+    cgls->SetForwardProjector(ForwardProjector(o.fp));
+    cgls->SetRayCastStep(o.step);
     cgls->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
     cgls->SetInput(0, initial);
     cgls->SetProjections(projections);
@@ -325,7 +385,15 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   }
   else
   {
-    auto osem = cbct::OSEMConeBeamReconstructionFilter<ImageType>::New();
+    cbct::OSEMConeBeamReconstructionFilter<ImageType>::Pointer osem;
+#if CBCT_USE_CUDA
+    if (o.hardware == "cuda")
+      osem = cbct::CudaOSEMConeBeamReconstructionFilter<ImageType>::New().GetPointer();
+    else
+#endif
+      osem = cbct::OSEMConeBeamReconstructionFilter<ImageType>::New();
+    osem->SetForwardProjector(ForwardProjector(o.fp));
+    osem->SetRayCastStep(o.step);
     osem->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
     osem->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
     osem->SetInput(0, initial);

@@ -8,7 +8,7 @@ main(int argc, char ** argv)
   using namespace cbct::apps;
   return IterativeMain(argc, argv, IterativeMethod::CGLS, "cbct-cgls",
                        "Reconstructs a volume from cone-beam projections with CGLS: conjugate gradients on the normal "
-                       "equations A^T A x = A^T p, with Joseph's forward projector and its exact adjoint; --verbose "
+                       "equations A^T A x = A^T p, with Joseph's forward projector (or the ray caster: --fp raycast) and its exact adjoint; --verbose "
                        "prints the residual |p - Ax| of each iteration. Few iterations regularize: CGLS fits noise as "
                        "it goes on. Projections are line integrals; the volume is attenuation per mm.",
                        "CBCT CGLS Reconstruction");

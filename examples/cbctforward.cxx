@@ -1,7 +1,10 @@
-// cbct-forward: projects a volume for a geometry with Joseph's forward projector, in the spirit of
-// RTK's rtkforwardprojections.
+// cbct-forward: projects a volume for a geometry with Joseph's forward projector or the ray caster,
+// on the CPU or with CUDA, in the spirit of RTK's rtkforwardprojections.
+#include "cbctForwardProjectionImageFilter.h"
 #include "cbctIterativeApp.h"
-#include "cbctJosephForwardProjectionImageFilter.h"
+#if CBCT_USE_CUDA
+#  include "cbctCudaForwardProjectionImageFilter.h"
+#endif
 
 namespace
 {
@@ -16,6 +19,7 @@ struct Options
   std::string spacing = "1";
   std::string origin;
   std::string fp = "joseph";
+  double step = 0.;
   std::string hardware = "cpu";
   int threads = 0;
   bool verbose = false;
@@ -37,7 +41,7 @@ Forward(Options & o)
       origins.push_back(-0.5 * (sizes[d] - 1.) * spacings[d]);
   else
     origins = ParsePoint("--origin", o.origin, 2);
-  CheckProjectorAndHardware(o.fp, o.hardware);
+  CheckProjectorAndHardware(o.fp, o.step, o.hardware);
 
   Stopwatch total;
   Stopwatch clock;
@@ -68,7 +72,15 @@ Forward(Options & o)
   detector->SetOrigin(origin);
   detector->SetConstant(0.f);
 
-  auto forward = cbct::JosephForwardProjectionImageFilter<ImageType>::New();
+  cbct::ForwardProjectionImageFilter<ImageType>::Pointer forward;
+#if CBCT_USE_CUDA
+  if (o.hardware == "cuda")
+    forward = cbct::CudaForwardProjectionImageFilter<ImageType>::New().GetPointer();
+  else
+#endif
+    forward = cbct::ForwardProjectionImageFilter<ImageType>::New();
+  forward->SetForwardProjector(ForwardProjector(o.fp));
+  forward->SetRayCastStep(o.step);
   forward->SetInput(0, detector->GetOutput());
   forward->SetVolume(volume);
   forward->SetGeometry(geometry);
@@ -77,8 +89,11 @@ Forward(Options & o)
   forward->Update();
   if (o.verbose)
     std::cout << "cbct-forward: projected onto " << sizes[0] << " x " << sizes[1] << " pixels of " << spacings[0] << " x "
-              << spacings[1] << " mm x " << count << " projections with Joseph's projector ("
-              << FormatSeconds(clock.Seconds()) << ")" << std::endl;
+              << spacings[1] << " mm x " << count << " projections, "
+              << (o.hardware == "cuda" ? "CUDA" : "CPU") << ", projector: "
+              << DescribeProjector(o.fp, o.step,
+                                   std::min({ volume->GetSpacing()[0], volume->GetSpacing()[1], volume->GetSpacing()[2] }))
+              << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
   clock.Restart();
   WriteImage("--output", forward->GetOutput(), o.output);
   if (o.verbose)
@@ -94,8 +109,8 @@ int
 main(int argc, char ** argv)
 {
   Options o;
-  CLI::App app{ "Projects a volume for a cone-beam geometry with Joseph's forward projector (line integrals of "
-                "the trilinearly interpolated volume). The detector is --dimension U,V pixels of --spacing mm, one "
+  CLI::App app{ "Projects a volume for a cone-beam geometry with Joseph's forward projector or the ray caster "
+                "(--fp; line integrals of the interpolated volume), on the CPU or with CUDA (--hardware). The detector is --dimension U,V pixels of --spacing mm, one "
                 "projection per geometry entry, centred on the detector's origin unless --origin is given.",
                 "cbct-forward" };
   app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML)")->required();
@@ -105,20 +120,19 @@ main(int argc, char ** argv)
   app.add_option("--spacing", o.spacing, "Detector pixel size (mm): s or U,V")->capture_default_str();
   app.add_option("--origin", o.origin, "Centre of the first detector pixel (mm): U,V (default: the detector is "
                                        "centred, -(N-1)/2 * spacing)");
-  app.add_option("--fp", o.fp, "Forward projector: joseph (raycast: not implemented yet)")->capture_default_str();
-  app.add_option("--hardware", o.hardware, "cpu (cuda: not built yet for iterative methods)")->capture_default_str();
+  AddProjectorOptions(app, o.fp, o.step, o.hardware);
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each stage's time");
   AddCommonOptions(app, o.threads);
-  DescribeForSlicer("CBCT Forward Projection", {
+  std::map<std::string, SlicerParameter> slicer{
     { "--geometry", SlicerIo("file", "input", "Input", ".xml") },
     { "--input", SlicerIo("image", "input", "Input") },
     { "--output", SlicerIo("image", "output", "Output") },
     { "--dimension", SlicerIn("Detector", "integer-vector") },
     { "--spacing", SlicerIn("Detector", "double-vector") },
     { "--origin", SlicerIn("Detector", "double-vector") },
-    { "--fp", SlicerIn("Advanced", "string-enumeration", { "joseph" }) },
-    { "--hardware", SlicerIn("Advanced", "string-enumeration", { "cpu" }) },
     { "--verbose", SlicerIn("Advanced") },
-  });
+  };
+  AddProjectorSlicer(slicer);
+  DescribeForSlicer("CBCT Forward Projection", slicer);
   return Run(app, argc, argv, [&] { return Forward(o); });
 }

@@ -80,9 +80,30 @@ cbct_bad_input_test(sart_lambda_0 cbct-sart "--lambda is 0. expected a finite re
 cbct_bad_input_test(sart_nprojpersubset cbct-sart
   "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
   ${iterative_inputs} --nprojpersubset 11)
-cbct_bad_input_test(sart_fp_raycast cbct-sart "--fp raycast: not implemented yet" ${iterative_inputs} --fp raycast)
-cbct_bad_input_test(cgls_hardware_cuda cbct-cgls "--hardware cuda: not built yet for this iterative method"
-  ${iterative_inputs} --hardware cuda)
+cbct_bad_input_test(sart_fp cbct-sart "--fp is 'siddon'. expected joseph or raycast" ${iterative_inputs} --fp siddon)
+cbct_bad_input_test(sart_step_negative cbct-sart
+  "--step is -1. expected a finite ray-cast sample distance > 0 in mm, or 0 for the smallest voxel spacing"
+  ${iterative_inputs} --fp raycast --step -1)
+cbct_bad_input_test(cgls_step_negative cbct-cgls "--step is -0.5. expected a finite ray-cast sample distance > 0"
+  ${iterative_inputs} --fp raycast --step -0.5)
+cbct_bad_input_test(osem_hardware cbct-osem "--hardware is 'gpu'. expected cpu or cuda" ${iterative_inputs} --hardware gpu)
+# --hardware cuda without a device (or without CUDA in the build): one clear line. Skipped (77) where a
+# device runs it.
+function(cbct_cuda_error_test name app)
+  if(CBCT_USE_CUDA)
+    set(pattern "^${app}: error: --hardware cuda: no CUDA device")
+  else()
+    set(pattern "^${app}: error: --hardware cuda: this build has no CUDA \\(configure with nvcc available\\)$")
+  endif()
+  add_test(NAME apps.bad_input.${name}
+    COMMAND ${CBCT_BASH} ${cbct_app_tests}/expect_cuda_error.sh ${app} "${pattern}" $<TARGET_FILE:${app}> ${ARGN}
+    WORKING_DIRECTORY ${cbct_app_work}/bad_input)
+  set_tests_properties(apps.bad_input.${name} PROPERTIES FIXTURES_REQUIRED cbct_bad_input SKIP_RETURN_CODE 77)
+endfunction()
+cbct_cuda_error_test(sart_hardware_cuda cbct-sart ${iterative_inputs} --hardware cuda)
+cbct_cuda_error_test(cgls_hardware_cuda cbct-cgls ${iterative_inputs} --hardware cuda)
+cbct_cuda_error_test(osem_hardware_cuda cbct-osem ${iterative_inputs} --hardware cuda --fp raycast)
+cbct_cuda_error_test(forward_hardware_cuda cbct-forward -g g10.xml -i p10.mha -o out.mha --hardware cuda)
 cbct_bad_input_test(sart_projection_count cbct-sart
   "--projections p12.mha with --geometry g10.xml: number of projection images is 12"
   -g g10.xml --projections p12.mha -o out.mha --dimension 16 --spacing 8)
@@ -93,8 +114,10 @@ cbct_bad_input_test(osem_niterations_0 cbct-osem "--niterations is 0. expected a
 cbct_bad_input_test(osem_nprojpersubset cbct-osem
   "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
   ${iterative_inputs} --nprojpersubset 11)
-cbct_bad_input_test(forward_fp_raycast cbct-forward "--fp raycast: not implemented yet"
-  -g g10.xml -i p10.mha -o out.mha --fp raycast)
+cbct_bad_input_test(forward_step_negative cbct-forward "--step is -2. expected a finite ray-cast sample distance > 0"
+  -g g10.xml -i p10.mha -o out.mha --fp raycast --step -2)
+cbct_bad_input_test(forward_fp cbct-forward "--fp is 'RayCast'. expected joseph or raycast"
+  -g g10.xml -i p10.mha -o out.mha --fp RayCast)
 cbct_bad_input_test(compare_missing_input cbct-compare "--input is 'missing.mha'. expected an existing image file"
   -i missing.mha)
 cbct_bad_input_test(compare_supersampling cbct-compare "--supersampling is 0. expected an integer from 1 to 16"

@@ -2,7 +2,8 @@
 # Iterative apps end to end: cbct-simulate -> cbct-sart / cbct-cgls / cbct-osem -> cbct-compare on a
 # small problem (64^3 voxels of 2 mm from 60 projections of 96 x 96 pixels of 2 mm, Shepp-Logan),
 # asserting the central-region MAE and PSNR against the 2x2x2-supersampled phantom; then cbct-forward
-# of the SART volume, and cbct-sart again from it as its initial volume (--input).
+# of the SART volume (Joseph's projector and the ray caster), OS-SART with the ray caster, and
+# cbct-sart again from the SART volume as its initial volume (--input).
 # Usage: iterative_end_to_end.sh BINDIR WORKDIR
 set -eu
 bin=$1
@@ -52,6 +53,23 @@ check_quality osem.nrrd "osem" 0.03 27
 echo "== cbct-forward of the SART volume onto the same detector"
 "$bin/cbct-forward" -g geometry.xml -i sart.mha --dimension 96 --spacing 2 -o forward.mha --verbose
 test -s forward.mha
+
+echo "== the same with the ray caster (--fp raycast, default step: the smallest voxel spacing)"
+"$bin/cbct-forward" -g geometry.xml -i sart.mha --dimension 96 --spacing 2 -o forward-raycast.mha --fp raycast \
+  --verbose | tee forward-raycast.log
+grep -q "projector: ray caster, step 2 mm (the smallest voxel spacing)" forward-raycast.log
+test -s forward-raycast.mha
+# Another projector: other values.
+if cmp -s forward.mha forward-raycast.mha; then
+  echo "FAIL: --fp raycast gave the same projections as --fp joseph"
+  exit 1
+fi
+
+echo "== OS-SART with the ray caster, step 1 mm"
+"$bin/cbct-sart" -g geometry.xml --projections projections.mha "${grid[@]}" --niterations 3 --nprojpersubset 5 \
+  --lambda 0.8 --positivity --fp raycast --step 1 -o sart-raycast.mha --verbose | tee sart-raycast.log
+grep -q "projector: ray caster, step 1 mm" sart-raycast.log
+check_quality sart-raycast.mha "sart raycast" 0.05 23.5
 
 echo "== one more SART iteration from the SART volume (--input): not worse"
 "$bin/cbct-sart" -g geometry.xml --projections projections.mha --input sart.mha --niterations 1 --nprojpersubset 5 \
