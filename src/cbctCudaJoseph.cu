@@ -5,7 +5,9 @@ namespace cbct
 
 namespace
 {
-constexpr int BlockColumns = 32, BlockRows = 4;
+// 16 x 8 rays per block: 360 GUPS for problem S on an H100, against 349 for 32 x 4, 340 for 64 x 2
+// and 276 for 128 x 1 (the slices are read in 2D tiles).
+constexpr int BlockColumns = 16, BlockRows = 8;
 
 /** Pixel (i, j) of subset entry n for this thread; false past the detector's edge. */
 __device__ inline bool
