@@ -243,7 +243,9 @@ TEST_F(CudaCGLSOSEM, OsemWithTheRayCasterMatchesCpu)
 
 TEST_F(CudaCGLSOSEM, ProjectionFiltersMatchCpuWithJoseph)
 {
-  ExpectProjectionFiltersMatch(ForwardProjectorKind::Joseph, 1e-5);
+  // The CUDA Joseph forward projector lets the texture unit interpolate (same weights as the CPU's,
+  // not a float-exact blend): 1.7e-4 on random volumes in cbctCudaIterativeTest.
+  ExpectProjectionFiltersMatch(ForwardProjectorKind::Joseph, 5e-4);
 }
 
 TEST_F(CudaCGLSOSEM, ProjectionFiltersMatchCpuWithTheRayCaster)
