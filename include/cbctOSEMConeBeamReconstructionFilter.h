@@ -68,10 +68,7 @@ protected:
   GenerateOutputInformation() override
   {
     Superclass::GenerateOutputInformation();
-    const auto count = this->GetInput(1)->GetLargestPossibleRegion().GetSize(2);
-    if (m_NumberOfProjectionsPerSubset > count)
-      ThrowBadParameter("projections per subset", m_NumberOfProjectionsPerSubset,
-                        "at most the number of projections (" + std::to_string(count) + "), or 0 for all");
+    this->CheckProjectionsPerSubset(m_NumberOfProjectionsPerSubset);
   }
 
   /** Throws for the first negative or non-finite projection value, naming its pixel. */
@@ -182,13 +179,7 @@ protected:
   std::vector<std::vector<unsigned int>>
   Subsets() const
   {
-    const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
-    const unsigned int perSubset = m_NumberOfProjectionsPerSubset == 0 ? count : m_NumberOfProjectionsPerSubset;
-    const unsigned int subsets = (count + perSubset - 1) / perSubset;
-    std::vector<std::vector<unsigned int>> result(subsets);
-    for (unsigned int k = 0; k < count; ++k)
-      result[k % subsets].push_back(k);
-    return result;
+    return this->OrderedSubsets(m_NumberOfProjectionsPerSubset);
   }
 
 private:

@@ -134,6 +134,30 @@ protected:
     return std::unique_ptr<ProjectorOperator>(new JosephOperator<TImage>(volume, projections, m_Geometry));
   }
 
+  /** Throws unless `perSubset` (projections per subset of an ordered-subsets method; 0 means all) is
+   * at most the number of projections. */
+  void
+  CheckProjectionsPerSubset(unsigned int perSubset) const
+  {
+    const unsigned int count = m_Geometry->GetNumberOfProjections();
+    if (perSubset > count)
+      ThrowBadParameter("projections per subset", perSubset, "at most the number of projections (" + std::to_string(count) + "), or 0 for all");
+  }
+
+  /** Subsets of `perSubset` projections (0: all): subset s of S holds projections s, s + S, s + 2S, ...
+   * so that each spans the whole arc. */
+  std::vector<std::vector<unsigned int>>
+  OrderedSubsets(unsigned int perSubset) const
+  {
+    const unsigned int count = m_Geometry->GetNumberOfProjections();
+    const unsigned int size = perSubset == 0 ? count : perSubset;
+    const unsigned int subsets = (count + size - 1) / size;
+    std::vector<std::vector<unsigned int>> result(subsets);
+    for (unsigned int k = 0; k < count; ++k)
+      result[k % subsets].push_back(k);
+    return result;
+  }
+
   /** 0, 1, ..., number of projections - 1. */
   std::vector<unsigned int>
   AllProjections() const

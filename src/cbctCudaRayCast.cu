@@ -1,28 +1,21 @@
 #include "cbctCudaRayCast.hcu"
+#include "cbctCudaRayThreads.cuh"
 
 namespace cbct
 {
 
 namespace
 {
-constexpr int BlockColumns = 32, BlockRows = 4;
+using Threads = RayThreads<32, 4>;
 
-__device__ inline bool
-ThreadPixel(const CudaRayCastLaunch & p, int & i, int & j, unsigned int & k)
-{
-  i = blockIdx.x * BlockColumns + threadIdx.x;
-  j = blockIdx.y * BlockRows + threadIdx.y;
-  k = p.subset[blockIdx.z];
-  return i < p.columns && j < p.rows;
-}
 
 __global__ void
-__launch_bounds__(BlockColumns * BlockRows)
+__launch_bounds__(Threads::Count)
 Forward(const CudaRayCastLaunch p)
 {
   int i, j;
   unsigned int k;
-  if (!ThreadPixel(p, i, j, k))
+  if (!Threads::Pixel(p, i, j, k))
     return;
   float sum = 0.f;
   RayCastSegments r;
@@ -38,12 +31,12 @@ Forward(const CudaRayCastLaunch p)
 }
 
 __global__ void
-__launch_bounds__(BlockColumns * BlockRows)
+__launch_bounds__(Threads::Count)
 Back(const CudaRayCastLaunch p)
 {
   int i, j;
   unsigned int k;
-  if (!ThreadPixel(p, i, j, k))
+  if (!Threads::Pixel(p, i, j, k))
     return;
   const float value = p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i];
   if (value == 0.f)
@@ -53,11 +46,6 @@ Back(const CudaRayCastLaunch p)
                [volume, value](long long offset, float w) { atomicAdd(volume + offset, w * value); });
 }
 
-dim3
-Grid(const CudaRayCastLaunch & launch)
-{
-  return dim3((launch.columns + BlockColumns - 1) / BlockColumns, (launch.rows + BlockRows - 1) / BlockRows, launch.count);
-}
 } // namespace
 
 cudaError_t
@@ -65,7 +53,7 @@ LaunchRayCastForward(const CudaRayCastLaunch & launch, cudaStream_t stream)
 {
   if (launch.count <= 0)
     return cudaSuccess;
-  Forward<<<Grid(launch), dim3(BlockColumns, BlockRows), 0, stream>>>(launch);
+  Forward<<<Threads::Grid(launch.columns, launch.rows, launch.count), Threads::Block(), 0, stream>>>(launch);
   return cudaGetLastError();
 }
 
@@ -74,7 +62,7 @@ LaunchRayCastBack(const CudaRayCastLaunch & launch, cudaStream_t stream)
 {
   if (launch.count <= 0)
     return cudaSuccess;
-  Back<<<Grid(launch), dim3(BlockColumns, BlockRows), 0, stream>>>(launch);
+  Back<<<Threads::Grid(launch.columns, launch.rows, launch.count), Threads::Block(), 0, stream>>>(launch);
   return cudaGetLastError();
 }
 
