@@ -3,6 +3,7 @@
 
 #include "cbctCudaFDKBackProjection.hcu"
 #include "cbctCudaImage.h"
+#include "cbctCudaIterativeSupport.h"
 #include "cbctCudaProjectorFactory.h"
 #include "cbctSARTConeBeamReconstructionFilter.h"
 
@@ -47,10 +48,8 @@ protected:
 
     CudaDeviceBuffer<float> x(voxels), measured(pixels), rayLength(pixels), residual(pixels), ones(std::max(voxels, pixels)),
       correction(voxels);
-    CudaCheck(cudaMemcpy(x.Data(), initial->GetBufferPointer(), voxels * sizeof(float), cudaMemcpyHostToDevice),
-              "cudaMemcpy (initial volume)", voxels * sizeof(float));
-    CudaCheck(cudaMemcpy(measured.Data(), projections->GetBufferPointer(), pixels * sizeof(float), cudaMemcpyHostToDevice),
-              "cudaMemcpy (projections)", pixels * sizeof(float));
+    CudaUpload(x.Data(), initial->GetBufferPointer(), voxels, "initial volume");
+    CudaUpload(measured.Data(), projections->GetBufferPointer(), pixels, "projections");
     CudaCheck(LaunchFill(ones.Data(), std::max(voxels, pixels), 1.f, nullptr), "LaunchFill (ones)");
     A->Forward(ones.Data(), rayLength.Data(), A->Subset(this->AllProjections()), static_cast<int>(count));
 
@@ -93,8 +92,7 @@ protected:
       this->UpdateProgress(static_cast<float>(iteration) / this->GetNumberOfIterations());
       this->InvokeEvent(itk::IterationEvent());
     }
-    CudaCheck(cudaMemcpy(output->GetBufferPointer(), x.Data(), voxels * sizeof(float), cudaMemcpyDeviceToHost),
-              "cudaMemcpy (volume)", voxels * sizeof(float));
+    CudaDownload(output->GetBufferPointer(), x.Data(), voxels, "volume");
   }
 };
 

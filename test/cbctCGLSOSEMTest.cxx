@@ -23,20 +23,6 @@ Central()
   return central;
 }
 
-template <typename TFilter>
-void
-ExpectError(TFilter * filter, const std::string & word)
-{
-  try
-  {
-    filter->Update();
-    FAIL() << "no exception for " << word;
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    EXPECT_NE(std::string(e.GetDescription()).find(word), std::string::npos) << e.GetDescription();
-  }
-}
 } // namespace
 
 TEST(CGLS, ResidualDecreasesMonotonicallyAndTheReconstructionBeatsZero)

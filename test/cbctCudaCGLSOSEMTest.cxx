@@ -34,49 +34,8 @@ Projections(const ThreeDCircularProjectionGeometry * geometry)
   return source->GetOutput();
 }
 
-/** A copy of `image` as TImage: the same values, 0 (`zero`) or uniform in [0, 1) (`seed` > 0). */
-template <typename TImage>
-typename TImage::Pointer
-Copy(const ImageType * image, bool zero = false, unsigned int seed = 0)
-{
-  auto out = TImage::New();
-  out->CopyInformation(image);
-  out->SetRegions(image->GetLargestPossibleRegion());
-  out->Allocate();
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(0.f, 1.f);
-  const float * in = image->GetBufferPointer();
-  float * o = out->GetBufferPointer();
-  for (std::size_t i = 0; i < image->GetBufferedRegion().GetNumberOfPixels(); ++i)
-    o[i] = zero ? 0.f : (seed ? uniform(generator) : in[i]);
-  return out;
-}
 
-/** Whether every value is finite (a NaN or an infinity fails the comparisons). */
-bool
-AllFinite(const ImageType * image)
-{
-  const float * p = image->GetBufferPointer();
-  for (std::size_t i = 0; i < image->GetBufferedRegion().GetNumberOfPixels(); ++i)
-    if (!std::isfinite(p[i]))
-      return false;
-  return true;
-}
 
-template <typename TFilter>
-void
-ExpectError(TFilter * filter, const std::string & word)
-{
-  try
-  {
-    filter->Update();
-    FAIL() << "no exception for " << word;
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    EXPECT_NE(std::string(e.GetDescription()).find(word), std::string::npos) << e.GetDescription();
-  }
-}
 
 struct Problem
 {

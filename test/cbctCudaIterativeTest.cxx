@@ -3,7 +3,7 @@
 #include "cbctCudaRayCastOperator.h"
 #include "cbctCudaSARTConeBeamReconstructionFilter.h"
 #include "cbctRayCastOperator.h"
-#include "cbctTestHelpers.h"
+#include "cbctIterativeTestHelpers.h"
 
 #include <gtest/gtest.h>
 
@@ -17,8 +17,9 @@ using CudaImageType = CudaImage<float, 3>;
 
 namespace
 {
+/** Two ellipsoids (the GPU tests' phantom). */
 GeometricPhantom::Pointer
-Ellipsoids()
+TwoEllipsoids()
 {
   auto phantom = GeometricPhantom::New();
   GeometricPhantom::Ellipsoid e;
@@ -33,22 +34,6 @@ Ellipsoids()
   return phantom;
 }
 
-template <typename TImage>
-typename TImage::Pointer
-Copy(const ImageType * image, bool zero = false, unsigned int seed = 0)
-{
-  auto out = TImage::New();
-  out->CopyInformation(image);
-  out->SetRegions(image->GetLargestPossibleRegion());
-  out->Allocate();
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(0.f, 1.f);
-  const float * in = image->GetBufferPointer();
-  float * o = out->GetBufferPointer();
-  for (std::size_t i = 0; i < image->GetBufferedRegion().GetNumberOfPixels(); ++i)
-    o[i] = zero ? 0.f : (seed ? uniform(generator) : in[i]);
-  return out;
-}
 } // namespace
 
 class CudaIterative : public ::testing::Test
@@ -107,8 +92,8 @@ CheckPair(CudaProjectorOperator & A, const ProjectorOperator & cpu, const ImageT
 TEST_F(CudaIterative, JosephPairIsAdjointAndMatchesCpu)
 {
   auto geometry = CircularGeometry(180, 360., 1000., 1500., 3., -2.);
-  auto volumeGrid = VoxelizedPhantom(Ellipsoids(), 64, 2., 1);
-  auto projectionGrid = ProjectPhantom(geometry, Ellipsoids(), 64, 3.);
+  auto volumeGrid = VoxelizedPhantom(TwoEllipsoids(), 64, 2., 1);
+  auto projectionGrid = ProjectPhantom(geometry, TwoEllipsoids(), 64, 3.);
   auto x = Copy<ImageType>(volumeGrid, false, 1);
   auto y = Copy<ImageType>(projectionGrid, false, 2);
   const JosephOperator<ImageType> cpu(x, y, geometry);
@@ -135,8 +120,8 @@ TEST_F(CudaIterative, RayCastPairIsAdjointAndMatchesCpu)
   auto m = geometry->GetMatrix(5);
   m(0, 3) += 40.;
   geometry->AddProjection(m);
-  auto volumeGrid = VoxelizedPhantom(Ellipsoids(), 64, 2., 1);
-  auto projectionGrid = ProjectPhantom(geometry, Ellipsoids(), 64, 3.);
+  auto volumeGrid = VoxelizedPhantom(TwoEllipsoids(), 64, 2., 1);
+  auto projectionGrid = ProjectPhantom(geometry, TwoEllipsoids(), 64, 3.);
   auto x = Copy<ImageType>(volumeGrid, false, 1);
   auto y = Copy<ImageType>(projectionGrid, false, 2);
   for (double step : { 2., 1.3 })
@@ -155,8 +140,8 @@ TEST_F(CudaIterative, RayCastPairIsAdjointAndMatchesCpu)
 TEST_F(CudaIterative, SartWithTheRayCasterMatchesCpuAfterThreeIterations)
 {
   auto geometry = CircularGeometry(60);
-  auto projections = ProjectPhantom(geometry, Ellipsoids(), 96, 2.);
-  auto truth = VoxelizedPhantom(Ellipsoids(), 64, 2., 2);
+  auto projections = ProjectPhantom(geometry, TwoEllipsoids(), 96, 2.);
+  auto truth = VoxelizedPhantom(TwoEllipsoids(), 64, 2., 2);
   auto cpu = SARTConeBeamReconstructionFilter<ImageType>::New();
   cpu->SetInput(0, Copy<ImageType>(truth, true));
   cpu->SetProjections(projections);
@@ -186,8 +171,8 @@ TEST_F(CudaIterative, SartWithTheRayCasterMatchesCpuAfterThreeIterations)
 TEST_F(CudaIterative, SartMatchesCpuAfterThreeIterations)
 {
   auto geometry = CircularGeometry(60);
-  auto projections = ProjectPhantom(geometry, Ellipsoids(), 96, 2.);
-  auto truth = VoxelizedPhantom(Ellipsoids(), 64, 2., 2);
+  auto projections = ProjectPhantom(geometry, TwoEllipsoids(), 96, 2.);
+  auto truth = VoxelizedPhantom(TwoEllipsoids(), 64, 2., 2);
   auto cpu = SARTConeBeamReconstructionFilter<ImageType>::New();
   cpu->SetInput(0, Copy<ImageType>(truth, true));
   cpu->SetProjections(projections);
