@@ -43,7 +43,7 @@ Forward(const CudaJosephLaunch p)
     {
       int ib, ic;
       float w[4];
-      if (!JosephSample(line, p.size, s, ib, ic, w))
+      if (!JosephSample(line, nb, nc, s, ib, ic, w))
         continue;
       float v[4];
       {
@@ -80,7 +80,7 @@ Back(const CudaJosephLaunch p)
   {
     int ib, ic;
     float w[4];
-    if (!JosephSample(line, p.size, s, ib, ic, w))
+    if (!JosephSample(line, nb, nc, s, ib, ic, w))
       continue;
     float * base = p.volume + s * sa + ib * sb + ic * sc;
     const bool b0 = ib >= 0, b1 = ib + 1 < nb, c0 = ic >= 0, c1 = ic + 1 < nc;
@@ -130,6 +130,41 @@ Axes(const CudaJosephLaunch p, unsigned int * axes)
     atomicOr(axes, 1u << line.a);
 }
 
+/** Slices across x or y: a layer's rows run along y (axis 0) or z (axis 1), across the volume's
+ * rows, so a 32 x 32 tile of (x, t) (t = y or z) goes through shared memory: read along x, written
+ * along t (written straight, neighbouring threads wrote to 32 different layers). */
+__global__ void
+SliceCopyTransposed(const float * volume, int nx, int ny, int nz, int axis, cudaSurfaceObject_t surface)
+{
+  __shared__ float tile[32][33];
+  const int tAxis = axis == 0 ? 1 : 2; // the layer's width axis
+  const int nt = tAxis == 1 ? ny : nz;
+  const int x0 = blockIdx.x * 32, t0 = blockIdx.y * 32, u = blockIdx.z; // u: the remaining axis
+  for (int i = threadIdx.y; i < 32; i += blockDim.y)
+  {
+    const int x = x0 + threadIdx.x, t = t0 + i;
+    if (x < nx && t < nt)
+    {
+      const int y = tAxis == 1 ? t : u, z = tAxis == 1 ? u : t;
+      tile[i][threadIdx.x] = volume[(static_cast<long long>(z) * ny + y) * nx + x];
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.y; i < 32; i += blockDim.y)
+  {
+    const int x = x0 + i, t = t0 + threadIdx.x;
+    if (x < nx && t < nt)
+    {
+      // Axis 0: layer x, width y, height z. Axis 1: layer y, width z, height x.
+      if (axis == 0)
+        surf2DLayeredwrite(tile[threadIdx.x][i], surface, t * static_cast<int>(sizeof(float)), u, x);
+      else
+        surf2DLayeredwrite(tile[threadIdx.x][i], surface, t * static_cast<int>(sizeof(float)), x, u);
+    }
+  }
+}
+
+/** Slices across z: a layer is an xy slice, written along x. */
 __global__ void
 SliceCopy(const float * volume, int nx, int ny, int nz, int axis, cudaSurfaceObject_t surface)
 {
@@ -174,7 +209,14 @@ LaunchJosephAxes(const CudaJosephLaunch & launch, unsigned int * axes, cudaStrea
 cudaError_t
 LaunchSliceCopy(const float * volume, const int size[3], int axis, cudaSurfaceObject_t surface, cudaStream_t stream)
 {
-  SliceCopy<<<dim3((size[0] + 127) / 128, size[1], size[2]), 128, 0, stream>>>(volume, size[0], size[1], size[2], axis, surface);
+  if (axis == 2)
+    SliceCopy<<<dim3((size[0] + 127) / 128, size[1], size[2]), 128, 0, stream>>>(volume, size[0], size[1], size[2], axis, surface);
+  else
+  {
+    const int nt = axis == 0 ? size[1] : size[2], nu = axis == 0 ? size[2] : size[1];
+    SliceCopyTransposed<<<dim3((size[0] + 31) / 32, (nt + 31) / 32, nu), dim3(32, 8), 0, stream>>>(volume, size[0], size[1], size[2],
+                                                                                                   axis, surface);
+  }
   return cudaGetLastError();
 }
 
