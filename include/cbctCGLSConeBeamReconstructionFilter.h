@@ -67,6 +67,7 @@ protected:
     Superclass::VerifyPreconditions();
     if (m_NumberOfIterations < 1)
       ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
+    this->CheckAdjointBackProjector("CGLS");
   }
   void
   GenerateData() override

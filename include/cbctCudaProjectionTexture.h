@@ -37,6 +37,10 @@ public:
   CopyFromDevice(const float * source, std::size_t pitchBytes, int width, int height, int rowsPerLayer, int layers,
                  cudaStream_t stream);
 
+  /** Copies one projection (`height` rows of `width` floats, `pitchBytes` apart) from device memory
+   * into layer `layer`, which Reserve() must have made. */
+  void
+  CopyLayerFromDevice(const float * source, std::size_t pitchBytes, int width, int height, int layer, cudaStream_t stream);
   cudaTextureObject_t
   Texture() const
   {

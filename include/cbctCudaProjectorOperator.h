@@ -4,6 +4,7 @@
 #include "cbctCudaDeviceBuffer.h"
 
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 namespace cbct
@@ -29,7 +30,17 @@ public:
   {
     m_Subsets.emplace_back(new CudaDeviceBuffer<unsigned int>());
     m_Subsets.back()->Upload(projections);
+    m_HostSubsets.push_back(projections);
     return m_Subsets.back().get();
+  }
+  /** The host copy of a subset made by Subset(). */
+  const std::vector<unsigned int> &
+  HostSubset(const CudaDeviceBuffer<unsigned int> * subset) const
+  {
+    for (std::size_t n = 0; n < m_Subsets.size(); ++n)
+      if (m_Subsets[n].get() == subset)
+        return m_HostSubsets[n];
+    throw std::logic_error("CudaProjectorOperator: a subset not made by this operator's Subset()");
   }
 
   /** projections[k] = A_k volume for the `count` projections k of `subset` (device buffers). */
@@ -42,6 +53,7 @@ public:
 
 private:
   std::vector<std::unique_ptr<CudaDeviceBuffer<unsigned int>>> m_Subsets;
+  std::vector<std::vector<unsigned int>> m_HostSubsets;
 };
 
 } // namespace cbct

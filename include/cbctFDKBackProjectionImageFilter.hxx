@@ -281,17 +281,7 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerate
               continue; // outside this region, or behind the source
             const float inv = 1.f / hw;
             const float u = MulRn(hu, inv), v = MulRn(hv, inv);
-            const float u0 = std::floor(u), v0 = std::floor(v);
-            const int i = static_cast<int>(u0) - firstColumn, j = static_cast<int>(v0) - firstRow;
-            if (i < -1 || j < -1 || i >= nx || j >= ny)
-              continue; // off the detector (texture border: zero)
-            const float au = TextureFraction(u - u0), av = TextureFraction(v - v0);
-            auto fetch = [&](int a, int b) -> float {
-              return (a >= 0 && b >= 0 && a < nx && b < ny) ? static_cast<float>(p[static_cast<std::size_t>(b) * nx + a]) : 0.f;
-            };
-            const float low = (1.f - au) * fetch(i, j) + au * fetch(i + 1, j);
-            const float high = (1.f - au) * fetch(i, j + 1) + au * fetch(i + 1, j + 1);
-            sum[r * width + x] += ((1.f - av) * low + av * high) * (inv * inv);
+            sum[r * width + x] += DetectorSample(p, nx, ny, firstColumn, firstRow, u, v) * (inv * inv);
           }
         }
         if ((k + 1) % BackProjectionBatch == 0 || k + 1 == m_Matrices.size())

@@ -22,6 +22,19 @@ ToString(ForwardProjectorKind kind)
   return kind == ForwardProjectorKind::Joseph ? "joseph" : "raycast";
 }
 
+/** The backprojector an iterative method pairs with its forward projector. */
+enum class BackProjectorKind
+{
+  Adjoint,   ///< the forward projector's exact transpose (the default; CGLS needs it)
+  VoxelBased ///< each voxel samples each projection bilinearly where it projects, as RTK and TIGRE do for SART and OSEM
+};
+
+inline std::string
+ToString(BackProjectorKind kind)
+{
+  return kind == BackProjectorKind::Adjoint ? "adjoint" : "voxel";
+}
+
 /** \class ProjectorOperator
  * \brief A system matrix A over whole, contiguous float buffers laid out as the volume and
  * projection stack it was made for: Forward() computes A x for chosen projections, Back() A^T y.

@@ -17,7 +17,9 @@ namespace cbct
  * where A_s 1 is each ray's length through the volume and A_s^T 1 each voxel's sensitivity; rays
  * and voxels where these are zero are left alone. One projection per subset is SART, all of them
  * SIRT (NumberOfProjectionsPerSubset = 0 means all). With EnforcePositivity negative voxels are set
- * to 0 after each update. An itk::IterationEvent follows each iteration (GetCurrentIteration());
+ * to 0 after each update. SetBackProjector(BackProjectorKind::VoxelBased) puts the voxel-based
+ * backprojector in place of A^T (in both places), as RTK and TIGRE do; much faster on the GPU.
+ * An itk::IterationEvent follows each iteration (GetCurrentIteration());
  * AbortGenerateDataOn() from an observer stops after the current one.
  * \ingroup ConeBeamCT
  */

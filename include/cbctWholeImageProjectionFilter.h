@@ -6,6 +6,7 @@
 #include "cbctProjectorOperator.h"
 #include "cbctRayCastOperator.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
+#include "cbctVoxelBackProjectionOperator.h"
 
 #include <itkImageAlgorithm.h>
 #include <itkImageToImageFilter.h>
@@ -53,6 +54,22 @@ public:
   GetForwardProjector() const
   {
     return m_ForwardProjector;
+  }
+  /** Which backprojector the iterative methods use: the forward projector's adjoint (the default)
+   * or the voxel-based one (VoxelBackProjectionOperator; SART and OSEM only). */
+  void
+  SetBackProjector(BackProjectorKind kind)
+  {
+    if (kind != m_BackProjector)
+    {
+      m_BackProjector = kind;
+      this->Modified();
+    }
+  }
+  BackProjectorKind
+  GetBackProjector() const
+  {
+    return m_BackProjector;
   }
   /** The ray caster's distance between samples along a ray, in mm; 0 (the default) means the
    * smallest voxel spacing. */
@@ -124,14 +141,27 @@ protected:
     return std::min(spacing[0], std::min(spacing[1], spacing[2]));
   }
 
-  /** The chosen projector pair (CPU) for the volume grid `volume` and the stack `projections`. */
+  /** The chosen forward projector and backprojector (CPU) for the volume grid `volume` and the stack
+   * `projections`. */
   std::unique_ptr<ProjectorOperator>
   MakeOperator(const TImage * volume, const TImage * projections) const
   {
+    std::unique_ptr<ProjectorOperator> pair;
     if (m_ForwardProjector == ForwardProjectorKind::RayCast)
-      return std::unique_ptr<ProjectorOperator>(
-        new RayCastOperator<TImage>(volume, projections, m_Geometry, this->RayCastStepFor(volume)));
-    return std::unique_ptr<ProjectorOperator>(new JosephOperator<TImage>(volume, projections, m_Geometry));
+      pair.reset(new RayCastOperator<TImage>(volume, projections, m_Geometry, this->RayCastStepFor(volume)));
+    else
+      pair.reset(new JosephOperator<TImage>(volume, projections, m_Geometry));
+    if (m_BackProjector == BackProjectorKind::VoxelBased)
+      pair.reset(new VoxelBackProjectionOperator<TImage>(std::move(pair), volume, projections, m_Geometry));
+    return pair;
+  }
+
+  /** Throws when the voxel-based backprojector is chosen: `method` needs the exact adjoint. */
+  void
+  CheckAdjointBackProjector(const std::string & method) const
+  {
+    if (m_BackProjector != BackProjectorKind::Adjoint)
+      ThrowBadParameter(method + " backprojector", ToString(m_BackProjector), "adjoint (" + method + " needs the forward projector's exact transpose)");
   }
 
   /** Throws unless `perSubset` (projections per subset of an ordered-subsets method; 0 means all) is
@@ -171,6 +201,7 @@ protected:
 private:
   ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
   unsigned int m_ProjectionsInput;
+  BackProjectorKind m_BackProjector = BackProjectorKind::Adjoint;
   ForwardProjectorKind m_ForwardProjector = ForwardProjectorKind::Joseph;
   double m_RayCastStep = 0.;
 };

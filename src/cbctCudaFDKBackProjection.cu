@@ -10,6 +10,7 @@ namespace
 constexpr int BlockX = 32;
 constexpr int BlockY = 4;
 
+template <bool DistanceWeight>
 __global__ void __launch_bounds__(BlockX * BlockY)
 BackProject(const __grid_constant__ CudaBackProjectionLaunch p)
 {
@@ -42,7 +43,7 @@ BackProject(const __grid_constant__ CudaBackProjectionLaunch p)
       const float u = MulRn(hu, inv) - uShift;
       const float v = MulRn(hv, inv) - vShift;
       const float sample = tex2DLayered<float>(p.projections, u, v, k);
-      sum[r] += (hw < 0.f) ? sample * (inv * inv) : 0.f;
+      sum[r] += (hw < 0.f) ? (DistanceWeight ? sample * (inv * inv) : sample) : 0.f;
       hu += m[2];
       hv += m[6];
       hw += m[10];
@@ -97,7 +98,10 @@ LaunchFDKBackProjection(const CudaBackProjectionLaunch & launch, cudaStream_t st
   const dim3 grid((launch.size[0] + BlockX - 1) / BlockX, (launch.size[1] + BlockY - 1) / BlockY, runs);
   if (grid.y > 65535 || grid.z > 65535)
     return cudaErrorInvalidConfiguration;
-  BackProject<<<grid, dim3(BlockX, BlockY), 0, stream>>>(launch);
+  if (launch.distanceWeight)
+    BackProject<true><<<grid, dim3(BlockX, BlockY), 0, stream>>>(launch);
+  else
+    BackProject<false><<<grid, dim3(BlockX, BlockY), 0, stream>>>(launch);
   return cudaGetLastError();
 }
 

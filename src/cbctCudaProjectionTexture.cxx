@@ -5,6 +5,9 @@
 
 #  include "cbctCudaCheck.h"
 
+#  include <stdexcept>
+#  include <string>
+
 namespace cbct
 {
 
@@ -66,6 +69,23 @@ CudaProjectionTexture::CopyFromDevice(const float * source,
   copy.extent = make_cudaExtent(width, height, layers);
   copy.kind = cudaMemcpyDeviceToDevice;
   CudaCheck(cudaMemcpy3DAsync(&copy, stream), "cudaMemcpy3DAsync (projections to texture)", this->Bytes());
+}
+
+void
+CudaProjectionTexture::CopyLayerFromDevice(const float * source, std::size_t pitchBytes, int width, int height, int layer,
+                                           cudaStream_t stream)
+{
+  if (width > m_Width || height > m_Height || layer < 0 || layer >= m_Layers)
+    throw std::logic_error("CudaProjectionTexture::CopyLayerFromDevice: layer " + std::to_string(layer) + " of " +
+                           std::to_string(width) + " x " + std::to_string(height) + " outside the reserved texture");
+  cudaMemcpy3DParms copy{};
+  copy.srcPtr = make_cudaPitchedPtr(const_cast<float *>(source), pitchBytes, width, height);
+  copy.dstArray = m_Array;
+  copy.dstPos = make_cudaPos(0, 0, layer);
+  copy.extent = make_cudaExtent(width, height, 1);
+  copy.kind = cudaMemcpyDeviceToDevice;
+  CudaCheck(cudaMemcpy3DAsync(&copy, stream), "cudaMemcpy3DAsync (projection to texture layer)",
+            static_cast<std::size_t>(width) * height * sizeof(float));
 }
 
 } // namespace cbct
