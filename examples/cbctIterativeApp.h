@@ -5,7 +5,8 @@
 // the same inputs as cbct-fdk (geometry, projections in one file or a series), the volume grid or an
 // initial volume, the number of iterations, the projector (--fp, --step) and the hardware (--hardware
 // cpu or cuda). Each app adds its
-// method's own options (SART: --lambda, --nprojpersubset, --positivity; OSEM: --nprojpersubset).
+// method's own options (SART: --lambda, --nprojpersubset, --positivity, --bp; OSEM: --nprojpersubset,
+// --bp). CGLS has no --bp: it needs the forward projector's exact adjoint.
 #include "cbctAppSupport.h"
 #include "cbctCGLSConeBeamReconstructionFilter.h"
 #include "cbctConstantImageSource.h"
@@ -57,6 +58,7 @@ struct IterativeOptions
   long long projectionsPerSubset = 1;
   bool positivity = false;
   std::string fp = "joseph";
+  std::string bp = "adjoint"; // --bp: SART and OSEM only (MethodOffersBackProjector())
   double step = 0.;
   std::string hardware = "cpu";
   int threads = 0;
@@ -129,6 +131,39 @@ ForwardProjector(const std::string & fp)
   return fp == "raycast" ? cbct::ForwardProjectorKind::RayCast : cbct::ForwardProjectorKind::Joseph;
 }
 
+/** Whether `method` offers --bp: SART and OSEM take the voxel-based backprojector, CGLS needs the
+ * forward projector's exact adjoint (its filter rejects any other). */
+inline bool
+MethodOffersBackProjector(IterativeMethod method)
+{
+  return method != IterativeMethod::CGLS;
+}
+
+/** Checks --bp (cbct-sart's and cbct-osem's). */
+inline void
+CheckBackProjector(const std::string & bp)
+{
+  if (bp != ToString(cbct::BackProjectorKind::Adjoint) && bp != ToString(cbct::BackProjectorKind::VoxelBased))
+    Bad("--bp", Quoted(bp), "adjoint or voxel");
+}
+
+/** The backprojector named by --bp (checked by CheckBackProjector()). */
+inline cbct::BackProjectorKind
+BackProjector(const std::string & bp)
+{
+  return bp == ToString(cbct::BackProjectorKind::VoxelBased) ? cbct::BackProjectorKind::VoxelBased
+                                                              : cbct::BackProjectorKind::Adjoint;
+}
+
+/** "adjoint (...)" or "voxel (...)" for --verbose: --bp's value, then what it is. */
+inline std::string
+DescribeBackProjector(const std::string & bp)
+{
+  if (BackProjector(bp) == cbct::BackProjectorKind::VoxelBased)
+    return "voxel (voxel-based: each voxel samples each projection bilinearly where it projects; not the exact adjoint)";
+  return "adjoint (the forward projector's exact transpose)";
+}
+
 /** "Joseph" or "ray caster, step S mm" / "ray caster, step: smallest voxel spacing (S mm)" for --verbose. */
 inline std::string
 DescribeProjector(const std::string & fp, double step, double smallestSpacing)
@@ -154,6 +189,23 @@ AddProjectorOptions(CLI::App & app, std::string & fp, double & step, std::string
                                  "spacing); used with --fp raycast")
     ->capture_default_str();
   app.add_option("--hardware", hardware, "cpu or cuda (a CUDA build and device)")->capture_default_str();
+}
+
+/** Adds --bp to `app` (the apps whose method takes another backprojector than the adjoint). */
+inline void
+AddBackProjectorOption(CLI::App & app, std::string & bp)
+{
+  app.add_option("--bp", bp, "Backprojector: adjoint (the forward projector's exact transpose) or voxel (voxel-based, "
+                             "as RTK and TIGRE: each voxel samples each projection bilinearly where it projects; not "
+                             "the exact adjoint, much faster on the GPU)")
+    ->capture_default_str();
+}
+
+/** The Slicer description of AddBackProjectorOption()'s --bp. */
+inline void
+AddBackProjectorSlicer(std::map<std::string, SlicerParameter> & slicer)
+{
+  slicer["--bp"] = SlicerIn("Advanced", "string-enumeration", { "adjoint", "voxel" });
 }
 
 /** The Slicer descriptions of the options of AddProjectorOptions(). */
@@ -195,6 +247,8 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
   if (o.projectionsPerSubset < 0)
     Bad("--nprojpersubset", o.projectionsPerSubset, "an integer >= 0 (0: all projections)");
   CheckProjectorAndHardware(o.fp, o.step, o.hardware);
+  if (MethodOffersBackProjector(method))
+    CheckBackProjector(o.bp);
 }
 
 /** Adds the options shared by the iterative apps, and the method's own. */
@@ -241,6 +295,8 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
       ->capture_default_str();
   }
   AddProjectorOptions(app, o.fp, o.step, o.hardware);
+  if (MethodOffersBackProjector(method))
+    AddBackProjectorOption(app, o.bp);
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each iteration's time");
   AddCommonOptions(app, o.threads);
   std::map<std::string, SlicerParameter> slicer{
@@ -261,6 +317,8 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     { "--verbose", SlicerIn("Advanced") },
   };
   AddProjectorSlicer(slicer);
+  if (MethodOffersBackProjector(method))
+    AddBackProjectorSlicer(slicer);
   if (method == IterativeMethod::SART)
   {
     slicer["--lambda"] = SlicerRange("Iterations", "0.01", "2", "0.05");
@@ -335,6 +393,8 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
               << DescribeProjector(o.fp, o.step,
                                    std::min({ initial->GetSpacing()[0], initial->GetSpacing()[1], initial->GetSpacing()[2] }))
               << std::endl;
+  if (o.verbose && MethodOffersBackProjector(method))
+    std::cout << name << ": backprojector: " << DescribeBackProjector(o.bp) << std::endl;
 
   itk::ProcessObject::Pointer filter;
   std::function<unsigned int()> currentIteration;
@@ -349,6 +409,7 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
 #endif
       sart = cbct::SARTConeBeamReconstructionFilter<ImageType>::New();
     sart->SetForwardProjector(ForwardProjector(o.fp));
+    sart->SetBackProjector(BackProjector(o.bp)); // the CUDA filter too (it derives from the CPU one)
     sart->SetRayCastStep(o.step);
     sart->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
     sart->SetLambda(o.lambda);
@@ -393,6 +454,7 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
 #endif
       osem = cbct::OSEMConeBeamReconstructionFilter<ImageType>::New();
     osem->SetForwardProjector(ForwardProjector(o.fp));
+    osem->SetBackProjector(BackProjector(o.bp)); // the CUDA filter too (it derives from the CPU one)
     osem->SetRayCastStep(o.step);
     osem->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
     osem->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));

@@ -1,5 +1,5 @@
-// cbct-osem: OSEM and MLEM reconstruction with Joseph's projector pair, in the spirit of RTK's
-// rtkosem.
+// cbct-osem: OSEM and MLEM reconstruction with Joseph's projector pair (or the voxel-based
+// backprojector: --bp voxel), in the spirit of RTK's rtkosem.
 #include "cbctIterativeApp.h"
 
 int
@@ -9,7 +9,8 @@ main(int argc, char ** argv)
   return IterativeMain(argc, argv, IterativeMethod::OSEM, "cbct-osem",
                        "Reconstructs a volume from cone-beam projections with OSEM: each subset of --nprojpersubset "
                        "projections updates x <- x A_s^T (p_s / A_s x) / A_s^T 1 (0 = all projections: MLEM), with "
-                       "Joseph's forward projector (or the ray caster: --fp raycast) and its exact adjoint. Projections must be non-negative; the "
+                       "Joseph's forward projector (or the ray caster: --fp raycast) and its exact adjoint (or the voxel-based "
+                       "backprojector, as RTK and TIGRE: --bp voxel). Projections must be non-negative; the "
                        "initial volume (--input) positive everywhere, by default 1. Projections are line integrals; "
                        "the volume is attenuation per mm.",
                        "CBCT OSEM Reconstruction");

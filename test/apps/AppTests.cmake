@@ -87,6 +87,11 @@ cbct_bad_input_test(sart_step_negative cbct-sart
 cbct_bad_input_test(cgls_step_negative cbct-cgls "--step is -0.5. expected a finite ray-cast sample distance > 0"
   ${iterative_inputs} --fp raycast --step -0.5)
 cbct_bad_input_test(osem_hardware cbct-osem "--hardware is 'gpu'. expected cpu or cuda" ${iterative_inputs} --hardware gpu)
+# --bp (cbct-sart and cbct-osem only: CGLS needs the exact adjoint, cbct-forward backprojects nothing).
+cbct_bad_input_test(sart_bp cbct-sart "--bp is 'foo'. expected adjoint or voxel" ${iterative_inputs} --bp foo)
+cbct_bad_input_test(osem_bp cbct-osem "--bp is 'Voxel'. expected adjoint or voxel" ${iterative_inputs} --bp Voxel)
+cbct_bad_input_test(cgls_bp_not_offered cbct-cgls "--bp" ${iterative_inputs} --bp voxel)
+cbct_bad_input_test(forward_bp_not_offered cbct-forward "--bp" -g g10.xml -i p10.mha -o out.mha --bp adjoint)
 # --hardware cuda without a device (or without CUDA in the build): one clear line. Skipped (77) where a
 # device runs it.
 function(cbct_cuda_error_test name app)
