@@ -14,9 +14,11 @@
 #  include "cbctCudaSARTConeBeamReconstructionFilter.h"
 #  include "cbctCudaJosephOperator.h"
 #  include "cbctCudaRayCastOperator.h"
+#  include "cbctCudaVoxelBackProjectionOperator.h"
 #endif
 
 #include <CLI/CLI.hpp>
+#include <itkCommand.h>
 
 #include <algorithm>
 #include <chrono>
@@ -161,10 +163,11 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
 #if CBCT_USE_CUDA
 /** Issue 4's measurements on problem p, on the GPU: forward and back projection of all projections
  * with each projector pair and variant (GUPS = voxels x projections / s; Joseph: through slice-stack
- * textures (the default) or reading voxels; backprojection in 32-slice slabs (the default) or one
- * pass; the ray caster with a step of one voxel), and one OS-SART iteration (Joseph, subsets of 20
- * projections): the time of a 2-iteration update minus a 1-iteration one, so set-up (uploads,
- * sensitivities) is excluded. */
+ * textures (the default) or reading voxels; its exact adjoint by atomics in 32-slice slabs (the
+ * default) or in one pass; the ray caster with a step of one voxel), the voxel-based
+ * backprojection, and one OS-SART iteration (subsets of 20 projections) with each forward projector
+ * and each backprojector: the median of `runs` iterations after the first (which also uploads and
+ * computes the sensitivities). */
 void
 RunIterative(const Problem & p, const std::string & device, unsigned int runs)
 {
@@ -243,6 +246,13 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     }
   }
   {
+    cbct::CudaVoxelBackProjectionOperator B(
+      std::unique_ptr<cbct::CudaProjectorOperator>(new cbct::CudaJosephOperator(zero->GetOutput(), projections, geometry)),
+      zero->GetOutput(), projections, geometry);
+    auto * subset = B.Subset(all);
+    report("voxel-back", "texture", timeIt([&] { B.Back(stack.Data(), volume.Data(), subset, static_cast<int>(p.projections), false); }));
+  }
+  {
     cbct::CudaRayCastOperator A(zero->GetOutput(), projections, geometry, p.voxelMm);
     auto * subset = A.Subset(all);
     const int n = static_cast<int>(p.projections);
@@ -250,25 +260,43 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     report("raycast-back", "step1", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
   }
 
-  auto timeSart = [&](unsigned int iterations, cbct::ForwardProjectorKind kind) {
+  // Seconds of each iteration after the first (which also uploads and computes the sensitivities):
+  // the CUDA filter synchronises before each IterationEvent, so the events time the iterations.
+  auto timeSart = [&](unsigned int iterations, cbct::ForwardProjectorKind kind, cbct::BackProjectorKind back) {
     auto sart = cbct::CudaSARTConeBeamReconstructionFilter<GpuImage>::New();
     sart->SetInput(0, zero->GetOutput());
     sart->SetProjections(projections);
     sart->SetGeometry(geometry);
     sart->SetForwardProjector(kind);
+    sart->SetBackProjector(back);
     sart->SetNumberOfIterations(iterations);
     sart->SetNumberOfProjectionsPerSubset(20);
     sart->SetLambda(0.8);
-    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::chrono::steady_clock::time_point> ends;
+    auto observer = itk::CStyleCommand::New();
+    observer->SetClientData(&ends);
+    observer->SetCallback([](itk::Object *, const itk::EventObject &, void * data) {
+      static_cast<std::vector<std::chrono::steady_clock::time_point> *>(data)->push_back(std::chrono::steady_clock::now());
+    });
+    sart->AddObserver(itk::IterationEvent(), observer);
     sart->Update();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::vector<double> seconds;
+    for (std::size_t i = 1; i < ends.size(); ++i)
+      seconds.push_back(std::chrono::duration<double>(ends[i] - ends[i - 1]).count());
+    return seconds;
   };
-  for (auto kind : { cbct::ForwardProjectorKind::Joseph, cbct::ForwardProjectorKind::RayCast })
+  using Fp = cbct::ForwardProjectorKind;
+  using Bp = cbct::BackProjectorKind;
+  for (auto [kind, back] : { std::make_pair(Fp::Joseph, Bp::VoxelBased), std::make_pair(Fp::RayCast, Bp::VoxelBased),
+                             std::make_pair(Fp::Joseph, Bp::Adjoint), std::make_pair(Fp::RayCast, Bp::Adjoint) })
   {
-    const double one = timeSart(1, kind), two = timeSart(2, kind);
-    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"1\",\"method\":\"os-sart\",\"fp\":\"%s\","
-                "\"projections_per_subset\":20,\"update_1_iteration_s\":%.3f,\"update_2_iterations_s\":%.3f,\"iteration_s\":%.3f}\n",
-                p.name.c_str(), device.c_str(), cbct::ToString(kind).c_str(), one, two, two - one);
+    const std::vector<double> seconds = timeSart(runs + 1, kind, back);
+    std::string list;
+    for (double t : seconds)
+      list += (list.empty() ? "" : ",") + std::to_string(t);
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"method\":\"os-sart\",\"fp\":\"%s\","
+                "\"bp\":\"%s\",\"projections_per_subset\":20,\"iteration_s\":%.4f,\"warm_iterations_s\":[%s]}\n",
+                p.name.c_str(), device.c_str(), cbct::ToString(kind).c_str(), cbct::ToString(back).c_str(), Median(seconds), list.c_str());
     std::fflush(stdout);
   }
 }
