@@ -1,7 +1,7 @@
 #ifndef cbctCGLSConeBeamReconstructionFilter_h
 #define cbctCGLSConeBeamReconstructionFilter_h
 
-#include "cbctWholeImageProjectionFilter.h"
+#include "cbctIterativeReconstructionFilter.h"
 
 #include <cmath>
 #include <vector>
@@ -26,19 +26,16 @@ namespace cbct
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT CGLSConeBeamReconstructionFilter : public WholeImageProjectionFilter<TImage>
+class ITK_TEMPLATE_EXPORT CGLSConeBeamReconstructionFilter : public IterativeReconstructionFilter<TImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CGLSConeBeamReconstructionFilter);
   using Self = CGLSConeBeamReconstructionFilter;
-  using Superclass = WholeImageProjectionFilter<TImage>;
+  using Superclass = IterativeReconstructionFilter<TImage>;
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
-  itkTypeMacro(CGLSConeBeamReconstructionFilter, WholeImageProjectionFilter);
+  itkTypeMacro(CGLSConeBeamReconstructionFilter, IterativeReconstructionFilter);
 
-  itkSetMacro(NumberOfIterations, unsigned int);
-  itkGetConstMacro(NumberOfIterations, unsigned int);
-  itkGetConstMacro(CurrentIteration, unsigned int);
 
   /** |p - A x| after each iteration done so far (index 0: after the first). */
   const std::vector<double> &
@@ -49,24 +46,14 @@ public:
   /** |p - A x0| of the initial volume. */
   itkGetConstMacro(InitialResidualNorm, double);
 
-  void
-  SetProjections(const TImage * projections)
-  {
-    this->SetNthInput(1, const_cast<TImage *>(projections));
-  }
-
 protected:
-  CGLSConeBeamReconstructionFilter()
-    : Superclass(1)
-  {}
+  CGLSConeBeamReconstructionFilter() = default;
   ~CGLSConeBeamReconstructionFilter() override = default;
 
   void
   VerifyPreconditions() ITKv5_CONST override
   {
     Superclass::VerifyPreconditions();
-    if (m_NumberOfIterations < 1)
-      ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
     this->CheckAdjointBackProjector("CGLS");
   }
   void
@@ -100,7 +87,8 @@ protected:
 
     m_ResidualNorms.clear();
     double residual = m_InitialResidualNorm;
-    for (m_CurrentIteration = 1; m_CurrentIteration <= m_NumberOfIterations && !this->GetAbortGenerateData(); ++m_CurrentIteration)
+    for (this->m_CurrentIteration = 1; this->m_CurrentIteration <= this->GetNumberOfIterations() && !this->GetAbortGenerateData();
+         ++this->m_CurrentIteration)
     {
       if (gamma > 0.)
       {
@@ -125,26 +113,13 @@ protected:
           gamma = 0.;
       }
       m_ResidualNorms.push_back(residual);
-      this->UpdateProgress(static_cast<float>(m_CurrentIteration) / m_NumberOfIterations);
+      this->UpdateProgress(static_cast<float>(this->m_CurrentIteration) / this->GetNumberOfIterations());
       this->InvokeEvent(itk::IterationEvent());
     }
-    m_CurrentIteration = std::min(m_CurrentIteration, m_NumberOfIterations + 1) - 1;
+    this->FinishIterations();
   }
 
-  void
-  PrintSelf(std::ostream & os, itk::Indent indent) const override
-  {
-    Superclass::PrintSelf(os, indent);
-    os << indent << "NumberOfIterations: " << m_NumberOfIterations << std::endl;
-    os << indent << "CurrentIteration: " << m_CurrentIteration << std::endl;
-  }
-
-private:
-  unsigned int m_NumberOfIterations = 3;
-
-protected:
   // Set by GenerateData() (also the CUDA twin's).
-  unsigned int m_CurrentIteration = 0;
   double m_InitialResidualNorm = 0.;
   std::vector<double> m_ResidualNorms;
 };

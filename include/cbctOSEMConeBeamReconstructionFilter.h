@@ -1,7 +1,7 @@
 #ifndef cbctOSEMConeBeamReconstructionFilter_h
 #define cbctOSEMConeBeamReconstructionFilter_h
 
-#include "cbctWholeImageProjectionFilter.h"
+#include "cbctIterativeReconstructionFilter.h"
 
 #include <cmath>
 #include <sstream>
@@ -29,40 +29,27 @@ namespace cbct
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT OSEMConeBeamReconstructionFilter : public WholeImageProjectionFilter<TImage>
+class ITK_TEMPLATE_EXPORT OSEMConeBeamReconstructionFilter : public IterativeReconstructionFilter<TImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(OSEMConeBeamReconstructionFilter);
   using Self = OSEMConeBeamReconstructionFilter;
-  using Superclass = WholeImageProjectionFilter<TImage>;
+  using Superclass = IterativeReconstructionFilter<TImage>;
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
-  itkTypeMacro(OSEMConeBeamReconstructionFilter, WholeImageProjectionFilter);
+  itkTypeMacro(OSEMConeBeamReconstructionFilter, IterativeReconstructionFilter);
 
-  itkSetMacro(NumberOfIterations, unsigned int);
-  itkGetConstMacro(NumberOfIterations, unsigned int);
   itkSetMacro(NumberOfProjectionsPerSubset, unsigned int);
   itkGetConstMacro(NumberOfProjectionsPerSubset, unsigned int);
-  itkGetConstMacro(CurrentIteration, unsigned int);
-
-  void
-  SetProjections(const TImage * projections)
-  {
-    this->SetNthInput(1, const_cast<TImage *>(projections));
-  }
 
 protected:
-  OSEMConeBeamReconstructionFilter()
-    : Superclass(1)
-  {}
+  OSEMConeBeamReconstructionFilter() = default;
   ~OSEMConeBeamReconstructionFilter() override = default;
 
   void
   VerifyPreconditions() ITKv5_CONST override
   {
     Superclass::VerifyPreconditions();
-    if (m_NumberOfIterations < 1)
-      ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
   }
   void
   GenerateOutputInformation() override
@@ -136,7 +123,8 @@ protected:
     const float * measured = projections->GetBufferPointer();
     float * x = output->GetBufferPointer();
 
-    for (m_CurrentIteration = 1; m_CurrentIteration <= m_NumberOfIterations && !this->GetAbortGenerateData(); ++m_CurrentIteration)
+    for (this->m_CurrentIteration = 1; this->m_CurrentIteration <= this->GetNumberOfIterations() && !this->GetAbortGenerateData();
+         ++this->m_CurrentIteration)
     {
       for (unsigned int s = 0; s < subsets; ++s)
       {
@@ -161,17 +149,16 @@ protected:
           if (weights[v] > 0.f)
             x[v] *= correction[v] / weights[v];
       }
-      this->UpdateProgress(static_cast<float>(m_CurrentIteration) / m_NumberOfIterations);
+      this->UpdateProgress(static_cast<float>(this->m_CurrentIteration) / this->GetNumberOfIterations());
       this->InvokeEvent(itk::IterationEvent());
     }
-    m_CurrentIteration = std::min(m_CurrentIteration, m_NumberOfIterations + 1) - 1;
+    this->FinishIterations();
   }
 
   void
   PrintSelf(std::ostream & os, itk::Indent indent) const override
   {
     Superclass::PrintSelf(os, indent);
-    os << indent << "NumberOfIterations: " << m_NumberOfIterations << std::endl;
     os << indent << "NumberOfProjectionsPerSubset: " << m_NumberOfProjectionsPerSubset << std::endl;
   }
 
@@ -183,12 +170,7 @@ protected:
   }
 
 private:
-  unsigned int m_NumberOfIterations = 3;
   unsigned int m_NumberOfProjectionsPerSubset = 0;
-
-protected:
-  // Set by GenerateData() (also the CUDA twin's).
-  unsigned int m_CurrentIteration = 0;
 };
 
 } // namespace cbct

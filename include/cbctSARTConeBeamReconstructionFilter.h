@@ -1,7 +1,7 @@
 #ifndef cbctSARTConeBeamReconstructionFilter_h
 #define cbctSARTConeBeamReconstructionFilter_h
 
-#include "cbctWholeImageProjectionFilter.h"
+#include "cbctIterativeReconstructionFilter.h"
 
 namespace cbct
 {
@@ -24,17 +24,15 @@ namespace cbct
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT SARTConeBeamReconstructionFilter : public WholeImageProjectionFilter<TImage>
+class ITK_TEMPLATE_EXPORT SARTConeBeamReconstructionFilter : public IterativeReconstructionFilter<TImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(SARTConeBeamReconstructionFilter);
   using Self = SARTConeBeamReconstructionFilter;
-  using Superclass = WholeImageProjectionFilter<TImage>;
+  using Superclass = IterativeReconstructionFilter<TImage>;
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
-  itkTypeMacro(SARTConeBeamReconstructionFilter, WholeImageProjectionFilter);
-  itkSetMacro(NumberOfIterations, unsigned int);
-  itkGetConstMacro(NumberOfIterations, unsigned int);
+  itkTypeMacro(SARTConeBeamReconstructionFilter, IterativeReconstructionFilter);
   itkSetMacro(Lambda, double);
   itkGetConstMacro(Lambda, double);
   itkSetMacro(NumberOfProjectionsPerSubset, unsigned int);
@@ -42,26 +40,15 @@ public:
   itkSetMacro(EnforcePositivity, bool);
   itkGetConstMacro(EnforcePositivity, bool);
   itkBooleanMacro(EnforcePositivity);
-  itkGetConstMacro(CurrentIteration, unsigned int);
-
-  void
-  SetProjections(const TImage * projections)
-  {
-    this->SetNthInput(1, const_cast<TImage *>(projections));
-  }
 
 protected:
-  SARTConeBeamReconstructionFilter()
-    : Superclass(1)
-  {}
+  SARTConeBeamReconstructionFilter() = default;
   ~SARTConeBeamReconstructionFilter() override = default;
 
   void
   VerifyPreconditions() ITKv5_CONST override
   {
     Superclass::VerifyPreconditions();
-    if (m_NumberOfIterations < 1)
-      ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
     if (!(m_Lambda > 0.) || !std::isfinite(m_Lambda))
       ThrowBadParameter("relaxation lambda", m_Lambda, "a finite value > 0");
   }
@@ -92,7 +79,8 @@ protected:
     float * x = output->GetBufferPointer();
     A->Forward(ones.data(), rayLength.data(), this->AllProjections(), false);
 
-    for (m_CurrentIteration = 1; m_CurrentIteration <= m_NumberOfIterations && !this->GetAbortGenerateData(); ++m_CurrentIteration)
+    for (this->m_CurrentIteration = 1; this->m_CurrentIteration <= this->GetNumberOfIterations() && !this->GetAbortGenerateData();
+         ++this->m_CurrentIteration)
     {
       for (unsigned int s = 0; s < subsets; ++s)
       {
@@ -121,10 +109,10 @@ protected:
             x[v] = 0.f;
         }
       }
-      this->UpdateProgress(static_cast<float>(m_CurrentIteration) / m_NumberOfIterations);
+      this->UpdateProgress(static_cast<float>(this->m_CurrentIteration) / this->GetNumberOfIterations());
       this->InvokeEvent(itk::IterationEvent());
     }
-    m_CurrentIteration = std::min(m_CurrentIteration, m_NumberOfIterations + 1) - 1;
+    this->FinishIterations();
   }
 
   /** Subsets of projection indices: subset s holds s, s + S, s + 2S, ... */
@@ -135,13 +123,10 @@ protected:
   }
 
 private:
-  unsigned int m_NumberOfIterations = 3;
   double m_Lambda = 0.3;
   unsigned int m_NumberOfProjectionsPerSubset = 1;
   bool m_EnforcePositivity = false;
 
-protected:
-  unsigned int m_CurrentIteration = 0;
 };
 
 } // namespace cbct
