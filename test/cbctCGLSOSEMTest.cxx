@@ -12,19 +12,6 @@
 using namespace cbct;
 using namespace cbct::test;
 
-namespace
-{
-ImageType::RegionType
-Central()
-{
-  // As the SART test measures: the 64^3 volume's central 32 rows along y.
-  ImageType::RegionType central(ImageType::SizeType{ { 64, 32, 64 } });
-  central.SetIndex(1, 16);
-  return central;
-}
-
-} // namespace
-
 TEST(CGLS, ResidualDecreasesMonotonicallyAndTheReconstructionBeatsZero)
 {
   auto geometry = CircularGeometry(60);
@@ -98,27 +85,9 @@ TEST(OSEM, OrderedSubsetsReconstructThePhantomAndImproveEachIteration)
   // Joseph's model at the thin shell's edges; 5 per subset reaches its best after 2 iterations.
   osem->SetNumberOfIterations(4);
   osem->SetNumberOfProjectionsPerSubset(15);
-  std::vector<double> errors;
-  struct Context
-  {
-    std::vector<double> * errors;
-    const ImageType * truth;
-  } context{ &errors, truth };
-  auto observer = itk::CStyleCommand::New();
-  observer->SetClientData(&context);
-  observer->SetCallback([](itk::Object * caller, const itk::EventObject &, void * data) {
-    auto * c = static_cast<Context *>(data);
-    auto * filter = static_cast<OSEMConeBeamReconstructionFilter<ImageType> *>(caller);
-    c->errors->push_back(Compare(filter->GetOutput(), c->truth, Central()).meanAbsoluteError);
-  });
-  osem->AddObserver(itk::IterationEvent(), observer);
-  osem->Update();
+  const std::vector<double> errors = UpdateWatchingErrors(osem.GetPointer(), truth, Central());
   const Quality q = Compare(osem->GetOutput(), truth, Central());
-  std::cout << "OSEM (15 per subset, 4 iterations): MAE " << q.meanAbsoluteError << ", PSNR " << q.psnr
-            << " dB; MAE per iteration:";
-  for (double e : errors)
-    std::cout << " " << e;
-  std::cout << std::endl;
+  PrintQuality("OSEM (15 per subset, 4 iterations)", q, errors);
   EXPECT_LE(q.meanAbsoluteError, 0.032);
   EXPECT_GE(q.psnr, 28.);
   ASSERT_EQ(errors.size(), 4u);

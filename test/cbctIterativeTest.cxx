@@ -145,8 +145,6 @@ TEST(RayCast, OsSartWithTheRayCasterReconstructsThePhantom)
   auto geometry = CircularGeometry(60);
   auto projections = ProjectPhantom(geometry, Ellipsoids(), 96, 2.);
   auto truth = VoxelizedPhantom(Ellipsoids(), 64, 2., 2);
-  ImageType::RegionType central(ImageType::SizeType{ { 64, 32, 64 } });
-  central.SetIndex(1, 16);
   auto sart = SARTConeBeamReconstructionFilter<ImageType>::New();
   sart->SetInput(0, Zeros(truth));
   sart->SetProjections(projections);
@@ -157,7 +155,7 @@ TEST(RayCast, OsSartWithTheRayCasterReconstructsThePhantom)
   sart->SetLambda(0.8);
   sart->EnforcePositivityOn();
   sart->Update();
-  const Quality q = Compare(sart->GetOutput(), truth, central);
+  const Quality q = Compare(sart->GetOutput(), truth, Central());
   std::cout << "OS-SART with the ray caster (step: one voxel): MAE " << q.meanAbsoluteError << ", PSNR " << q.psnr << " dB" << std::endl;
   EXPECT_LE(q.meanAbsoluteError, 0.032);
   EXPECT_GE(q.psnr, 28.);
@@ -168,8 +166,6 @@ TEST(SART, OrderedSubsetsReconstructThePhantomAndImproveEachIteration)
   auto geometry = CircularGeometry(60);
   auto projections = ProjectPhantom(geometry, Ellipsoids(), 96, 2.);
   auto truth = VoxelizedPhantom(Ellipsoids(), 64, 2., 2);
-  ImageType::RegionType central(ImageType::SizeType{ { 64, 32, 64 } });
-  central.SetIndex(1, 16);
   auto sart = SARTConeBeamReconstructionFilter<ImageType>::New();
   sart->SetInput(0, Zeros(truth));
   sart->SetProjections(projections);
@@ -178,29 +174,9 @@ TEST(SART, OrderedSubsetsReconstructThePhantomAndImproveEachIteration)
   sart->SetNumberOfProjectionsPerSubset(5);
   sart->SetLambda(0.8);
   sart->EnforcePositivityOn();
-  std::vector<double> errors;
-  auto watch = itk::SimpleMemberCommand<SARTConeBeamReconstructionFilter<ImageType>>::New();
-  auto observer = itk::CStyleCommand::New();
-  observer->SetClientData(&errors);
-  struct Context
-  {
-    std::vector<double> * errors;
-    const ImageType * truth;
-    ImageType::RegionType region;
-  } context{ &errors, truth, central };
-  observer->SetClientData(&context);
-  observer->SetCallback([](itk::Object * caller, const itk::EventObject &, void * data) {
-    auto * c = static_cast<Context *>(data);
-    auto * filter = static_cast<SARTConeBeamReconstructionFilter<ImageType> *>(caller);
-    c->errors->push_back(Compare(filter->GetOutput(), c->truth, c->region).meanAbsoluteError);
-  });
-  sart->AddObserver(itk::IterationEvent(), observer);
-  sart->Update();
-  const Quality q = Compare(sart->GetOutput(), truth, central);
-  std::cout << "OS-SART (5 per subset, 4 iterations): MAE " << q.meanAbsoluteError << ", PSNR " << q.psnr << " dB; MAE per iteration:";
-  for (double e : errors)
-    std::cout << " " << e;
-  std::cout << std::endl;
+  const std::vector<double> errors = UpdateWatchingErrors(sart.GetPointer(), truth, Central());
+  const Quality q = Compare(sart->GetOutput(), truth, Central());
+  PrintQuality("OS-SART (5 per subset, 4 iterations)", q, errors);
   EXPECT_LE(q.meanAbsoluteError, 0.032);
   EXPECT_GE(q.psnr, 28.);
   ASSERT_EQ(errors.size(), 4u);

@@ -5,11 +5,14 @@
 #include "cbctTestHelpers.h"
 
 #include <gtest/gtest.h>
+#include <itkCommand.h>
 
 #include <array>
 #include <cmath>
 #include <random>
+#include <iostream>
 #include <string>
+#include <vector>
 
 namespace cbct::test
 {
@@ -52,6 +55,49 @@ AllFinite(const ImageType * image)
     if (!std::isfinite(p[i]))
       return false;
   return true;
+}
+
+/** The region the iterative tests measure: the 64^3 volume's central 32 rows along y. */
+inline ImageType::RegionType
+Central()
+{
+  ImageType::RegionType central(ImageType::SizeType{ { 64, 32, 64 } });
+  central.SetIndex(1, 16);
+  return central;
+}
+
+/** Runs filter->Update() and returns the mean absolute error of its output against `truth` in
+ * `region` after each iteration (at each itk::IterationEvent). */
+template <typename TFilter>
+std::vector<double>
+UpdateWatchingErrors(TFilter * filter, const ImageType * truth, const ImageType::RegionType & region)
+{
+  struct Context
+  {
+    std::vector<double> errors;
+    const ImageType * truth;
+    ImageType::RegionType region;
+  } context{ {}, truth, region };
+  auto observer = itk::CStyleCommand::New();
+  observer->SetClientData(&context);
+  observer->SetCallback([](itk::Object * caller, const itk::EventObject &, void * data) {
+    auto * c = static_cast<Context *>(data);
+    c->errors.push_back(Compare(static_cast<TFilter *>(caller)->GetOutput(), c->truth, c->region).meanAbsoluteError);
+  });
+  const unsigned long tag = filter->AddObserver(itk::IterationEvent(), observer);
+  filter->Update();
+  filter->RemoveObserver(tag);
+  return context.errors;
+}
+
+/** Prints "<what>: MAE m, PSNR p dB; MAE per iteration: e1 e2 ...". */
+inline void
+PrintQuality(const std::string & what, const Quality & q, const std::vector<double> & errors)
+{
+  std::cout << what << ": MAE " << q.meanAbsoluteError << ", PSNR " << q.psnr << " dB; MAE per iteration:";
+  for (double e : errors)
+    std::cout << " " << e;
+  std::cout << std::endl;
 }
 
 /** Expects filter->Update() to throw an itk::ExceptionObject whose description contains `word`. */

@@ -16,41 +16,6 @@
 using namespace cbct;
 using namespace cbct::test;
 
-namespace
-{
-ImageType::RegionType
-Central()
-{
-  // As the SART test measures: the 64^3 volume's central 32 rows along y.
-  ImageType::RegionType central(ImageType::SizeType{ { 64, 32, 64 } });
-  central.SetIndex(1, 16);
-  return central;
-}
-
-/** Mean absolute error after each iteration of `filter` against `truth` (Central()). */
-template <typename TFilter>
-std::vector<double>
-WatchErrors(TFilter * filter, const ImageType * truth)
-{
-  struct Context
-  {
-    std::vector<double> errors;
-    const ImageType * truth;
-  };
-  auto context = std::make_shared<Context>();
-  context->truth = truth;
-  auto observer = itk::CStyleCommand::New();
-  observer->SetClientData(context.get());
-  observer->SetCallback([](itk::Object * caller, const itk::EventObject &, void * data) {
-    auto * c = static_cast<Context *>(data);
-    c->errors.push_back(Compare(static_cast<TFilter *>(caller)->GetOutput(), c->truth, Central()).meanAbsoluteError);
-  });
-  filter->AddObserver(itk::IterationEvent(), observer);
-  filter->Update();
-  return context->errors;
-}
-} // namespace
-
 // Projections that are linear in the stack pixel index (which bilinear interpolation reproduces, up
 // to the texture unit's 1/256 fractions) backproject, for every voxel, to the sum over projections of
 // that function at the pixel where the geometry's own matrix puts the voxel's centre. The volume and
@@ -135,12 +100,9 @@ TEST(VoxelBackProjection, OsSartWithItReconstructsThePhantomAndImprovesEachItera
   sart->SetNumberOfProjectionsPerSubset(5);
   sart->SetLambda(0.8);
   sart->EnforcePositivityOn();
-  const std::vector<double> errors = WatchErrors(sart.GetPointer(), truth);
+  const std::vector<double> errors = UpdateWatchingErrors(sart.GetPointer(), truth, Central());
   const Quality q = Compare(sart->GetOutput(), truth, Central());
-  std::cout << "OS-SART with the voxel-based backprojector: MAE " << q.meanAbsoluteError << ", PSNR " << q.psnr << " dB; MAE per iteration:";
-  for (double e : errors)
-    std::cout << " " << e;
-  std::cout << std::endl;
+  PrintQuality("OS-SART with the voxel-based backprojector", q, errors);
   EXPECT_LE(q.meanAbsoluteError, 0.032);
   EXPECT_GE(q.psnr, 28.);
   ASSERT_EQ(errors.size(), 4u);
@@ -160,12 +122,9 @@ TEST(VoxelBackProjection, OsemWithItReconstructsThePhantom)
   osem->SetBackProjector(BackProjectorKind::VoxelBased);
   osem->SetNumberOfIterations(3);
   osem->SetNumberOfProjectionsPerSubset(15);
-  const std::vector<double> errors = WatchErrors(osem.GetPointer(), truth);
+  const std::vector<double> errors = UpdateWatchingErrors(osem.GetPointer(), truth, Central());
   const Quality q = Compare(osem->GetOutput(), truth, Central());
-  std::cout << "OSEM with the voxel-based backprojector: MAE " << q.meanAbsoluteError << ", PSNR " << q.psnr << " dB; MAE per iteration:";
-  for (double e : errors)
-    std::cout << " " << e;
-  std::cout << std::endl;
+  PrintQuality("OSEM with the voxel-based backprojector", q, errors);
   EXPECT_TRUE(AllFinite(osem->GetOutput()));
   EXPECT_LE(q.meanAbsoluteError, 0.032);
   EXPECT_GE(q.psnr, 28.);
