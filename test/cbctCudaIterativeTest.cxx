@@ -160,6 +160,66 @@ TEST_F(CudaIterative, JosephPairMatchesCpuOnAnyGrid)
   EXPECT_LT(r[2], 1e-5);
 }
 
+// A textured forward launch reads the slices across each ray's dominant axis; a launch given the
+// slices of only some of its rays' axes must not read a missing texture but mark those rays NaN (the
+// operator always makes them all: the JosephPair tests).
+TEST_F(CudaIterative, JosephTextureLaunchMarksRaysWithoutTheirSlicesNaN)
+{
+  auto geometry = CircularGeometry(2, 180.); // 0 degrees: rays along z; 90 degrees: along x
+  auto volume = ImageType::New();
+  volume->SetRegions(ImageType::SizeType{ { 16, 16, 16 } });
+  ImageType::SpacingType spacing;
+  spacing.Fill(2.);
+  volume->SetSpacing(spacing);
+  ImageType::PointType origin;
+  origin.Fill(-15.);
+  volume->SetOrigin(origin);
+  auto projections = ImageType::New();
+  projections->SetRegions(ImageType::SizeType{ { 8, 8, 2 } });
+  spacing.Fill(4.);
+  projections->SetSpacing(spacing);
+  ImageType::PointType detectorOrigin;
+  detectorOrigin[0] = detectorOrigin[1] = -14.;
+  detectorOrigin[2] = 0.;
+  projections->SetOrigin(detectorOrigin);
+  std::vector<JosephRay> rays;
+  for (unsigned int k = 0; k < 2; ++k)
+    rays.push_back(JosephProjector(volume.GetPointer(), projections.GetPointer(), geometry, k).Ray());
+  CudaDeviceBuffer<JosephRay> deviceRays(rays.size());
+  deviceRays.Upload(rays);
+  const std::vector<unsigned int> both{ 0, 1 };
+  CudaDeviceBuffer<unsigned int> subset(2);
+  subset.Upload(both);
+  const int size[3] = { 16, 16, 16 };
+  CudaDeviceBuffer<float> ones(16 * 16 * 16), out(8 * 8 * 2);
+  ASSERT_EQ(LaunchFill(ones.Data(), 16 * 16 * 16, 1.f, nullptr), cudaSuccess);
+  CudaJosephLaunch launch;
+  for (int d = 0; d < 3; ++d)
+    launch.size[d] = size[d];
+  launch.columns = launch.rows = 8;
+  launch.rays = deviceRays.Data();
+  launch.subset = subset.Data();
+  launch.count = 2;
+  launch.projections = out.Data();
+  for (unsigned int axes : { 1u << 2, (1u << 0) | (1u << 2) })
+  {
+    CudaSlicedVolume slices;
+    slices.CopyFromDevice(ones.Data(), size, axes, nullptr);
+    for (int a = 0; a < 3; ++a)
+      launch.slices[a] = slices.Slices(a);
+    ASSERT_EQ(LaunchJosephForward(launch, nullptr), cudaSuccess);
+    std::vector<float> p(8 * 8 * 2);
+    ASSERT_EQ(cudaMemcpy(p.data(), out.Data(), p.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    // The central rays cross 32 mm of ones, a little more for the cone.
+    const float alongZ = p[4 * 8 + 4], alongX = p[64 + 4 * 8 + 4];
+    EXPECT_NEAR(alongZ, 32.f, 1.f) << "axes " << axes;
+    if (axes & 1u)
+      EXPECT_NEAR(alongX, 32.f, 1.f);
+    else
+      EXPECT_TRUE(std::isnan(alongX)) << alongX;
+  }
+}
+
 TEST_F(CudaIterative, RayCastPairIsAdjointAndMatchesCpu)
 {
   auto geometry = CircularGeometry(179, 360., 1000., 1500., 3., -2.);
