@@ -17,46 +17,63 @@ using Threads = RayThreads<16, 8>;
 constexpr int ForwardBlocksPerMultiprocessor = 16;
 constexpr int ForwardUnroll = 8;
 
-/** Forward projection through slice-stack textures (CudaSlicedVolume): the caller sets the slices
- * across every dominant axis of the launch's rays (a ray without them gives NaN, so that a caller who
- * forgot shows). A kernel of its own, without the four-voxel path, because it then needs fewer
- * registers and more rays fit on a multiprocessor to hide the fetches' latency. */
-__global__ void
-__launch_bounds__(Threads::Count, ForwardBlocksPerMultiprocessor)
-ForwardSlices(const CudaJosephLaunch p)
+/** The sum of a ray's samples through slice-stack textures (CudaSlicedVolume): one bilinear fetch
+ * per slice. NaN when the launch lacks the slices across the ray's dominant axis, so that a caller
+ * who forgot them shows. */
+__device__ inline float
+SliceSum(const CudaJosephLaunch & p, const JosephLine & line)
 {
-  int i, j;
-  unsigned int k;
-  if (!Threads::Pixel(p, i, j, k))
-    return;
+  const cudaTextureObject_t slices = Pick(p.slices, line.a);
+  if (!slices)
+    return __int_as_float(0x7fffffff);
+  // The texture unit interpolates with JosephSample()'s weights (texel centres at integer + 0.5,
+  // zero outside the volume, as JosephSample() skips); all four voxels share the weight's step.
   float sum = 0.f;
-  JosephLine line;
-  if (JosephSetup(p.rays[k], p.size, p.firstColumn + i, p.firstRow + j, line))
-  {
-    const cudaTextureObject_t slices = Pick(p.slices, line.a);
-    if (!slices)
-      sum = __int_as_float(0x7fffffff);
-    else
-    {
-      // The texture unit interpolates with JosephSample()'s weights (texel centres at integer + 0.5,
-      // zero outside the volume, as JosephSample() skips); all four voxels share the weight's step.
 #pragma unroll ForwardUnroll
-      for (int s = line.first; s <= line.last; ++s)
-      {
-        const float pb = AddRn(line.b0, MulRn(static_cast<float>(s), line.kb));
-        const float pc = AddRn(line.c0, MulRn(static_cast<float>(s), line.kc));
-        sum += tex2DLayered<float>(slices, AddRn(pb, 0.5f), AddRn(pc, 0.5f), s);
-      }
-      sum *= line.step;
-    }
+  for (int s = line.first; s <= line.last; ++s)
+  {
+    const float pb = AddRn(line.b0, MulRn(static_cast<float>(s), line.kb));
+    const float pc = AddRn(line.c0, MulRn(static_cast<float>(s), line.kc));
+    sum += tex2DLayered<float>(slices, AddRn(pb, 0.5f), AddRn(pc, 0.5f), s);
   }
-  p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i] = sum;
+  return sum * line.step;
 }
 
-/** Forward projection reading the four voxels of each sample from the volume. */
+/** The sum of a ray's samples reading their four voxels from the volume. */
+__device__ inline float
+VoxelSum(const CudaJosephLaunch & p, const JosephLine & line)
+{
+  const long long stride[3] = { 1, p.size[0], static_cast<long long>(p.size[0]) * p.size[1] };
+  const long long sa = Pick(stride, line.a), sb = Pick(stride, line.b), sc = Pick(stride, line.c);
+  const int nb = Pick(p.size, line.b), nc = Pick(p.size, line.c);
+  float sum = 0.f;
+  for (int s = line.first; s <= line.last; ++s)
+  {
+    int ib, ic;
+    float w[4];
+    if (!JosephSample(line, nb, nc, s, ib, ic, w))
+      continue;
+    float v[4];
+    {
+      const float * base = p.volume + s * sa + ib * sb + ic * sc;
+      const bool b0 = ib >= 0, b1 = ib + 1 < nb, c0 = ic >= 0, c1 = ic + 1 < nc;
+      v[0] = b0 && c0 ? __ldg(base) : 0.f;
+      v[1] = b1 && c0 ? __ldg(base + sb) : 0.f;
+      v[2] = b0 && c1 ? __ldg(base + sc) : 0.f;
+      v[3] = b1 && c1 ? __ldg(base + sb + sc) : 0.f;
+    }
+    sum += w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3];
+  }
+  return sum;
+}
+
+/** Forward projection, one thread per ray, through the slice stacks (Slices) or the volume. Two
+ * kernels, not one choosing per ray, because the texture path alone needs few enough registers for
+ * every warp a multiprocessor holds, which hides its fetches' latency. */
+template <bool Slices>
 __global__ void
-__launch_bounds__(Threads::Count)
-ForwardVoxels(const CudaJosephLaunch p)
+__launch_bounds__(Threads::Count, Slices ? ForwardBlocksPerMultiprocessor : 0) // 0: no minimum
+Forward(const CudaJosephLaunch p)
 {
   int i, j;
   unsigned int k;
@@ -65,28 +82,7 @@ ForwardVoxels(const CudaJosephLaunch p)
   float sum = 0.f;
   JosephLine line;
   if (JosephSetup(p.rays[k], p.size, p.firstColumn + i, p.firstRow + j, line))
-  {
-    const long long stride[3] = { 1, p.size[0], static_cast<long long>(p.size[0]) * p.size[1] };
-    const long long sa = Pick(stride, line.a), sb = Pick(stride, line.b), sc = Pick(stride, line.c);
-    const int nb = Pick(p.size, line.b), nc = Pick(p.size, line.c);
-    for (int s = line.first; s <= line.last; ++s)
-    {
-      int ib, ic;
-      float w[4];
-      if (!JosephSample(line, nb, nc, s, ib, ic, w))
-        continue;
-      float v[4];
-      {
-        const float * base = p.volume + s * sa + ib * sb + ic * sc;
-        const bool b0 = ib >= 0, b1 = ib + 1 < nb, c0 = ic >= 0, c1 = ic + 1 < nc;
-        v[0] = b0 && c0 ? __ldg(base) : 0.f;
-        v[1] = b1 && c0 ? __ldg(base + sb) : 0.f;
-        v[2] = b0 && c1 ? __ldg(base + sc) : 0.f;
-        v[3] = b1 && c1 ? __ldg(base + sb + sc) : 0.f;
-      }
-      sum += w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3];
-    }
-  }
+    sum = Slices ? SliceSum(p, line) : VoxelSum(p, line);
   p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i] = sum;
 }
 
@@ -214,12 +210,10 @@ LaunchJosephForward(const CudaJosephLaunch & launch, cudaStream_t stream)
 {
   if (launch.count <= 0)
     return cudaSuccess;
-  if (!launch.slices[0] && !launch.slices[1] && !launch.slices[2])
-  {
-    ForwardVoxels<<<Threads::Grid(launch.columns, launch.rows, launch.count), Threads::Block(), 0, stream>>>(launch);
-    return cudaGetLastError();
-  }
-  ForwardSlices<<<Threads::Grid(launch.columns, launch.rows, launch.count), Threads::Block(), 0, stream>>>(launch);
+  if (launch.slices[0] || launch.slices[1] || launch.slices[2])
+    Forward<true><<<Threads::Grid(launch.columns, launch.rows, launch.count), Threads::Block(), 0, stream>>>(launch);
+  else
+    Forward<false><<<Threads::Grid(launch.columns, launch.rows, launch.count), Threads::Block(), 0, stream>>>(launch);
   return cudaGetLastError();
 }
 
