@@ -26,7 +26,7 @@ public:
   CudaVoxelBackProjectionOperator(std::unique_ptr<CudaProjectorOperator> forward, const itk::ImageBase<3> * volume,
                                   const itk::ImageBase<3> * projections, const ThreeDCircularProjectionGeometry * geometry)
     : m_Forward(std::move(forward))
-    , m_Matrices(VoxelToPixelMatrices(volume, projections, geometry))
+    , m_Matrices(VoxelToPixelMatrices(volume, projections, geometry, 0, geometry->GetNumberOfProjections()))
   {
     for (unsigned int d = 0; d < 3; ++d)
     {

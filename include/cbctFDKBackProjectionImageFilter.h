@@ -11,6 +11,17 @@
 namespace cbct
 {
 
+/** The 3x4 matrices (ConeProjection) from the voxel indices of `volume` to the stack pixel indices
+ * of `projections`, for projections [first, first + count) of `geometry`: what the voxel-driven
+ * backprojectors (FDK's, the iterative methods' voxel-based one; CPU and CUDA) use. */
+template <typename TImage>
+std::vector<ConeProjection>
+VoxelToPixelMatrices(const TImage * volume,
+                     const itk::ImageBase<3> * projections,
+                     const ThreeDCircularProjectionGeometry * geometry,
+                     unsigned int first,
+                     unsigned int count);
+
 /** \class FDKBackProjectionImageFilter
  * \brief Voxel-driven FDK backprojection: volume (input 0) + sum over projections (input 1).
  *

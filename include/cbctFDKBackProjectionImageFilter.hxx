@@ -42,6 +42,27 @@ WorldToPixelIndex(const ThreeDCircularProjectionGeometry * geometry, const Detec
 }
 } // namespace detail
 
+template <typename TImage>
+std::vector<ConeProjection>
+VoxelToPixelMatrices(const TImage * volume,
+                     const itk::ImageBase<3> * projections,
+                     const ThreeDCircularProjectionGeometry * geometry,
+                     unsigned int first,
+                     unsigned int count)
+{
+  const DetectorCoordinates detector(projections);
+  const vnl_matrix_fixed<double, 4, 4> voxelToWorld = detail::VoxelIndexToWorld(volume);
+  std::vector<ConeProjection> matrices(count);
+  for (unsigned int c = 0; c < count; ++c)
+  {
+    const vnl_matrix_fixed<double, 3, 4> m = detail::WorldToPixelIndex(geometry, detector, first + c) * voxelToWorld;
+    for (unsigned int r = 0; r < 3; ++r)
+      for (unsigned int col = 0; col < 4; ++col)
+        matrices[c].matrix[r * 4 + col] = static_cast<float>(m(r, col));
+  }
+  return matrices;
+}
+
 template <typename TInputImage, typename TOutputImage>
 FDKBackProjectionImageFilter<TInputImage, TOutputImage>::FDKBackProjectionImageFilter()
 {
@@ -86,18 +107,7 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::ComputeProjectionMatric
                                                                                   unsigned int first,
                                                                                   unsigned int count) const
 {
-  const DetectorCoordinates detector(projections);
-  const vnl_matrix_fixed<double, 4, 4> voxelToWorld = detail::VoxelIndexToWorld(volume);
-  std::vector<ConeProjection> matrices(count);
-  for (unsigned int c = 0; c < count; ++c)
-  {
-    const vnl_matrix_fixed<double, 3, 4> m =
-      detail::WorldToPixelIndex(m_Geometry, detector, first + c) * voxelToWorld;
-    for (unsigned int r = 0; r < 3; ++r)
-      for (unsigned int col = 0; col < 4; ++col)
-        matrices[c].matrix[r * 4 + col] = static_cast<float>(m(r, col));
-  }
-  return matrices;
+  return VoxelToPixelMatrices(volume, projections, m_Geometry.GetPointer(), first, count);
 }
 
 template <typename TInputImage, typename TOutputImage>

@@ -3,7 +3,7 @@
 
 #include "cbctDetectorCoordinates.h"
 #include "cbctFDKBackProjection.hcu"
-#include "cbctFDKBackProjectionImageFilter.h" // detail::VoxelIndexToWorld, detail::WorldToPixelIndex
+#include "cbctFDKBackProjectionImageFilter.h" // VoxelToPixelMatrices()
 #include "cbctProjectorOperator.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 
@@ -15,25 +15,6 @@
 
 namespace cbct
 {
-
-/** The 3x4 matrices (ConeProjection) from the voxel indices of `volume` to the stack pixel indices
- * of `projections`, one per projection of `geometry`: what the voxel-driven backprojectors use. */
-template <typename TImage>
-std::vector<ConeProjection>
-VoxelToPixelMatrices(const TImage * volume, const itk::ImageBase<3> * projections, const ThreeDCircularProjectionGeometry * geometry)
-{
-  const DetectorCoordinates detector(projections);
-  const vnl_matrix_fixed<double, 4, 4> voxelToWorld = detail::VoxelIndexToWorld(volume);
-  std::vector<ConeProjection> matrices(geometry->GetNumberOfProjections());
-  for (unsigned int k = 0; k < matrices.size(); ++k)
-  {
-    const vnl_matrix_fixed<double, 3, 4> m = detail::WorldToPixelIndex(geometry, detector, k) * voxelToWorld;
-    for (unsigned int r = 0; r < 3; ++r)
-      for (unsigned int c = 0; c < 4; ++c)
-        matrices[k].matrix[r * 4 + c] = static_cast<float>(m(r, c));
-  }
-  return matrices;
-}
 
 /** \class VoxelBackProjectionOperator
  * \brief A forward projector paired with the voxel-based backprojector, as RTK and TIGRE pair them
@@ -54,7 +35,7 @@ public:
   VoxelBackProjectionOperator(std::unique_ptr<ProjectorOperator> forward, const TImage * volume, const TImage * projections,
                               const ThreeDCircularProjectionGeometry * geometry)
     : m_Forward(std::move(forward))
-    , m_Matrices(VoxelToPixelMatrices(volume, projections, geometry))
+    , m_Matrices(VoxelToPixelMatrices(volume, projections, geometry, 0, geometry->GetNumberOfProjections()))
   {
     for (unsigned int d = 0; d < 3; ++d)
     {
