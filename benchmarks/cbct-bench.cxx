@@ -273,12 +273,7 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     sart->SetNumberOfProjectionsPerSubset(20);
     sart->SetLambda(0.8);
     std::vector<std::chrono::steady_clock::time_point> ends;
-    auto observer = itk::CStyleCommand::New();
-    observer->SetClientData(&ends);
-    observer->SetCallback([](itk::Object *, const itk::EventObject &, void * data) {
-      static_cast<std::vector<std::chrono::steady_clock::time_point> *>(data)->push_back(std::chrono::steady_clock::now());
-    });
-    sart->AddObserver(itk::IterationEvent(), observer);
+    sart->AddObserver(itk::IterationEvent(), [&ends](const itk::EventObject &) { ends.push_back(std::chrono::steady_clock::now()); });
     sart->Update();
     std::vector<double> seconds;
     for (std::size_t i = 1; i < ends.size(); ++i)

@@ -73,32 +73,31 @@ struct IterativeOptions
   std::vector<double> projectionOrigin;  // empty: keep the files'
 };
 
-/** An itk::Command calling a function (ITK 5.2 has no itk::FunctionCommand). */
-class CallbackCommand : public itk::Command
-{
-public:
-  using Self = CallbackCommand;
-  using Pointer = itk::SmartPointer<Self>;
-  itkNewMacro(Self);
-  void
-  SetCallback(std::function<void()> callback)
-  {
-    m_Callback = std::move(callback);
-  }
-  void
-  Execute(itk::Object *, const itk::EventObject &) override
-  {
-    m_Callback();
-  }
-  void
-  Execute(const itk::Object *, const itk::EventObject &) override
-  {
-    m_Callback();
-  }
+/** The images the iterative apps read, reconstruct and write. */
+using IterativeImage = itk::Image<float, 3>;
+#if CBCT_USE_CUDA
+using CudaSART = cbct::CudaSARTConeBeamReconstructionFilter<IterativeImage>;
+using CudaCGLS = cbct::CudaCGLSConeBeamReconstructionFilter<IterativeImage>;
+using CudaOSEM = cbct::CudaOSEMConeBeamReconstructionFilter<IterativeImage>;
+#else // never made: --hardware cuda is refused before
+using CudaSART = cbct::SARTConeBeamReconstructionFilter<IterativeImage>;
+using CudaCGLS = cbct::CGLSConeBeamReconstructionFilter<IterativeImage>;
+using CudaOSEM = cbct::OSEMConeBeamReconstructionFilter<IterativeImage>;
+#endif
 
-private:
-  std::function<void()> m_Callback = [] {};
-};
+/** A new TCpu filter, or its CUDA twin TCuda with --hardware cuda (CUDA builds). */
+template <typename TCpu, typename TCuda>
+typename TCpu::Pointer
+NewIterativeFilter(const IterativeOptions & o)
+{
+#if CBCT_USE_CUDA
+  if (o.hardware == "cuda")
+    return TCuda::New().GetPointer();
+#else
+  (void)o;
+#endif
+  return TCpu::New().GetPointer();
+}
 
 /** Checks --fp, --step and --hardware (the iterative apps' and cbct-forward's); --hardware cuda needs
  * a CUDA build and a device. */
@@ -334,7 +333,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
 inline int
 ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::string & name)
 {
-  using ImageType = itk::Image<float, 3>;
+  using ImageType = IterativeImage;
   ValidateIterative(o, method);
   Stopwatch total;
   Stopwatch clock;
@@ -396,47 +395,20 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   if (o.verbose && MethodOffersBackProjector(method))
     std::cout << name << ": backprojector: " << DescribeBackProjector(o.bp) << std::endl;
 
-  itk::ProcessObject::Pointer filter;
-  std::function<unsigned int()> currentIteration;
+  // The method's own parameters; those of every iterative filter below.
+  cbct::IterativeReconstructionFilter<ImageType>::Pointer filter;
   std::function<std::string()> iterationNote = [] { return std::string(); };
   if (method == IterativeMethod::SART)
   {
-    cbct::SARTConeBeamReconstructionFilter<ImageType>::Pointer sart;
-#if CBCT_USE_CUDA
-    if (o.hardware == "cuda")
-      sart = cbct::CudaSARTConeBeamReconstructionFilter<ImageType>::New().GetPointer();
-    else
-#endif
-      sart = cbct::SARTConeBeamReconstructionFilter<ImageType>::New();
-    sart->SetForwardProjector(ForwardProjector(o.fp));
-    sart->SetBackProjector(BackProjector(o.bp)); // the CUDA filter too (it derives from the CPU one)
-    sart->SetRayCastStep(o.step);
-    sart->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
+    auto sart = NewIterativeFilter<cbct::SARTConeBeamReconstructionFilter<ImageType>, CudaSART>(o);
     sart->SetLambda(o.lambda);
     sart->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
     sart->SetEnforcePositivity(o.positivity);
-    sart->SetInput(0, initial);
-    sart->SetProjections(projections);
-    sart->SetGeometry(geometry);
-    currentIteration = [p = sart.GetPointer()] { return p->GetCurrentIteration(); };
     filter = sart;
   }
   else if (method == IterativeMethod::CGLS)
   {
-    cbct::CGLSConeBeamReconstructionFilter<ImageType>::Pointer cgls;
-#if CBCT_USE_CUDA
-    if (o.hardware == "cuda")
-      cgls = cbct::CudaCGLSConeBeamReconstructionFilter<ImageType>::New().GetPointer();
-    else
-#endif
-      cgls = cbct::CGLSConeBeamReconstructionFilter<ImageType>::New();
-    cgls->SetForwardProjector(ForwardProjector(o.fp));
-    cgls->SetRayCastStep(o.step);
-    cgls->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
-    cgls->SetInput(0, initial);
-    cgls->SetProjections(projections);
-    cgls->SetGeometry(geometry);
-    currentIteration = [p = cgls.GetPointer()] { return p->GetCurrentIteration(); };
+    auto cgls = NewIterativeFilter<cbct::CGLSConeBeamReconstructionFilter<ImageType>, CudaCGLS>(o);
     iterationNote = [p = cgls.GetPointer()] {
       std::ostringstream note;
       note << ", residual |p - Ax| " << p->GetResidualNorms().back() << " (initial " << p->GetInitialResidualNorm() << ")";
@@ -446,24 +418,17 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   }
   else
   {
-    cbct::OSEMConeBeamReconstructionFilter<ImageType>::Pointer osem;
-#if CBCT_USE_CUDA
-    if (o.hardware == "cuda")
-      osem = cbct::CudaOSEMConeBeamReconstructionFilter<ImageType>::New().GetPointer();
-    else
-#endif
-      osem = cbct::OSEMConeBeamReconstructionFilter<ImageType>::New();
-    osem->SetForwardProjector(ForwardProjector(o.fp));
-    osem->SetBackProjector(BackProjector(o.bp)); // the CUDA filter too (it derives from the CPU one)
-    osem->SetRayCastStep(o.step);
-    osem->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
+    auto osem = NewIterativeFilter<cbct::OSEMConeBeamReconstructionFilter<ImageType>, CudaOSEM>(o);
     osem->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
-    osem->SetInput(0, initial);
-    osem->SetProjections(projections);
-    osem->SetGeometry(geometry);
-    currentIteration = [p = osem.GetPointer()] { return p->GetCurrentIteration(); };
     filter = osem;
   }
+  filter->SetForwardProjector(ForwardProjector(o.fp));
+  filter->SetBackProjector(BackProjector(o.bp)); // "adjoint" for CGLS, which offers no --bp
+  filter->SetRayCastStep(o.step);
+  filter->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
+  filter->SetInput(0, initial);
+  filter->SetProjections(projections);
+  filter->SetGeometry(geometry);
   try
   {
     filter->UpdateOutputInformation(); // checks the geometry against the projections before the work
@@ -475,16 +440,12 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   }
 
   Stopwatch iterationClock;
-  auto onIteration = CallbackCommand::New();
   if (o.verbose)
-  {
-    onIteration->SetCallback([&] {
-      std::cout << name << ": iteration " << currentIteration() << "/" << o.iterations << " ("
+    filter->AddObserver(itk::IterationEvent(), [&](const itk::EventObject &) {
+      std::cout << name << ": iteration " << filter->GetCurrentIteration() << "/" << o.iterations << " ("
                 << FormatSeconds(iterationClock.Seconds()) << ")" << iterationNote() << std::endl;
       iterationClock.Restart();
     });
-    filter->AddObserver(itk::IterationEvent(), onIteration);
-  }
   auto bar = ProgressBar::Attach(filter, name);
   clock.Restart();
   iterationClock.Restart();
@@ -502,7 +463,7 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
     std::cout << name << ": " << o.iterations << " iterations in " << FormatSeconds(clock.Seconds()) << std::endl;
 
   clock.Restart();
-  WriteImage("--output", dynamic_cast<ImageType *>(filter->GetOutputs()[0].GetPointer()), o.output);
+  WriteImage("--output", filter->GetOutput(), o.output);
   if (o.verbose)
   {
     std::cout << name << ": wrote " << o.output << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
