@@ -34,7 +34,7 @@ function(cbct_bad_input_test name app pattern)
   set_tests_properties(apps.bad_input.${name} PROPERTIES FIXTURES_REQUIRED cbct_bad_input)
 endfunction()
 
-set(fdk_inputs -g g10.xml --projections p10.mha -o out.mha --dimension 16 --spacing 8)
+set(recon_inputs -g g10.xml --projections p10.mha -o out.mha --dimension 16 --spacing 8)
 cbct_bad_input_test(simulate_nproj_0 cbct-simulate "--nproj is 0. expected an integer >= 1"
   -g out.xml -o out.mha --nproj 0)
 cbct_bad_input_test(simulate_sid_negative cbct-simulate "--sid is -5. expected a source-to-isocenter distance > 0"
@@ -58,39 +58,38 @@ cbct_bad_input_test(fdk_missing_projections cbct-fdk "--projections is 'nothing.
 cbct_bad_input_test(fdk_no_matching_files cbct-fdk "--regexp is 'nothing_.*'. expected a regular expression matching files in --path . \\(none matched\\)"
   -g g10.xml --path . --regexp "nothing_.*" -o out.mha)
 cbct_bad_input_test(fdk_window cbct-fdk "--window is 'gaussian'. expected one of ramlak, shepplogan, cosine, hamming, hann"
-  ${fdk_inputs} --window gaussian)
+  ${recon_inputs} --window gaussian)
 cbct_bad_input_test(fdk_cutoff cbct-fdk "--cutoff is 2. expected a fraction of the Nyquist frequency in \\(0, 1\\]"
-  ${fdk_inputs} --cutoff 2)
+  ${recon_inputs} --cutoff 2)
 cbct_bad_input_test(fdk_dimension cbct-fdk "--dimension is '0'. expected an integer N >= 1 or X,Y,Z"
   -g g10.xml --projections p10.mha -o out.mha --dimension 0)
 cbct_bad_input_test(fdk_output_format cbct-fdk "--output is 'out.xyz'. expected an image file name whose extension names a format"
   -g g10.xml --projections p10.mha -o out.xyz)
 cbct_bad_input_test(fdk_hardware cbct-fdk "--hardware is 'gpu'. expected cpu, cuda or auto"
-  ${fdk_inputs} --hardware gpu)
+  ${recon_inputs} --hardware gpu)
 if(NOT CBCT_USE_CUDA)
   cbct_bad_input_test(fdk_hardware_cuda_in_cpu_build cbct-fdk
     "^cbct-fdk: error: --hardware cuda: this build has no CUDA \\(configure with nvcc available\\)$"
-    ${fdk_inputs} --hardware cuda)
+    ${recon_inputs} --hardware cuda)
 endif()
-set(iterative_inputs -g g10.xml --projections p10.mha -o out.mha --dimension 16 --spacing 8)
 cbct_bad_input_test(sart_niterations_0 cbct-sart "--niterations is 0. expected an integer >= 1"
-  ${iterative_inputs} --niterations 0)
+  ${recon_inputs} --niterations 0)
 cbct_bad_input_test(sart_lambda_0 cbct-sart "--lambda is 0. expected a finite relaxation factor > 0"
-  ${iterative_inputs} --lambda 0)
+  ${recon_inputs} --lambda 0)
 cbct_bad_input_test(sart_nprojpersubset cbct-sart
   "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
-  ${iterative_inputs} --nprojpersubset 11)
-cbct_bad_input_test(sart_fp cbct-sart "--fp is 'siddon'. expected joseph or raycast" ${iterative_inputs} --fp siddon)
+  ${recon_inputs} --nprojpersubset 11)
+cbct_bad_input_test(sart_fp cbct-sart "--fp is 'siddon'. expected joseph or raycast" ${recon_inputs} --fp siddon)
 cbct_bad_input_test(sart_step_negative cbct-sart
   "--step is -1. expected a finite ray-cast sample distance > 0 in mm, or 0 for the smallest voxel spacing"
-  ${iterative_inputs} --fp raycast --step -1)
+  ${recon_inputs} --fp raycast --step -1)
 cbct_bad_input_test(cgls_step_negative cbct-cgls "--step is -0.5. expected a finite ray-cast sample distance > 0"
-  ${iterative_inputs} --fp raycast --step -0.5)
-cbct_bad_input_test(osem_hardware cbct-osem "--hardware is 'gpu'. expected cpu or cuda" ${iterative_inputs} --hardware gpu)
+  ${recon_inputs} --fp raycast --step -0.5)
+cbct_bad_input_test(osem_hardware cbct-osem "--hardware is 'gpu'. expected cpu or cuda" ${recon_inputs} --hardware gpu)
 # --bp (cbct-sart and cbct-osem only: CGLS needs the exact adjoint, cbct-forward backprojects nothing).
-cbct_bad_input_test(sart_bp cbct-sart "--bp is 'foo'. expected adjoint or voxel" ${iterative_inputs} --bp foo)
-cbct_bad_input_test(osem_bp cbct-osem "--bp is 'Voxel'. expected adjoint or voxel" ${iterative_inputs} --bp Voxel)
-cbct_bad_input_test(cgls_bp_not_offered cbct-cgls "--bp" ${iterative_inputs} --bp voxel)
+cbct_bad_input_test(sart_bp cbct-sart "--bp is 'foo'. expected adjoint or voxel" ${recon_inputs} --bp foo)
+cbct_bad_input_test(osem_bp cbct-osem "--bp is 'Voxel'. expected adjoint or voxel" ${recon_inputs} --bp Voxel)
+cbct_bad_input_test(cgls_bp_not_offered cbct-cgls "--bp" ${recon_inputs} --bp voxel)
 cbct_bad_input_test(forward_bp_not_offered cbct-forward "--bp" -g g10.xml -i p10.mha -o out.mha --bp adjoint)
 # --hardware cuda without a device (or without CUDA in the build): one clear line. Skipped (77) where a
 # device runs it.
@@ -105,20 +104,20 @@ function(cbct_cuda_error_test name app)
     WORKING_DIRECTORY ${cbct_app_work}/bad_input)
   set_tests_properties(apps.bad_input.${name} PROPERTIES FIXTURES_REQUIRED cbct_bad_input SKIP_RETURN_CODE 77)
 endfunction()
-cbct_cuda_error_test(sart_hardware_cuda cbct-sart ${iterative_inputs} --hardware cuda)
-cbct_cuda_error_test(cgls_hardware_cuda cbct-cgls ${iterative_inputs} --hardware cuda)
-cbct_cuda_error_test(osem_hardware_cuda cbct-osem ${iterative_inputs} --hardware cuda --fp raycast)
+cbct_cuda_error_test(sart_hardware_cuda cbct-sart ${recon_inputs} --hardware cuda)
+cbct_cuda_error_test(cgls_hardware_cuda cbct-cgls ${recon_inputs} --hardware cuda)
+cbct_cuda_error_test(osem_hardware_cuda cbct-osem ${recon_inputs} --hardware cuda --fp raycast)
 cbct_cuda_error_test(forward_hardware_cuda cbct-forward -g g10.xml -i p10.mha -o out.mha --hardware cuda)
 cbct_bad_input_test(sart_projection_count cbct-sart
   "--projections p12.mha with --geometry g10.xml: number of projection images is 12"
   -g g10.xml --projections p12.mha -o out.mha --dimension 16 --spacing 8)
 cbct_bad_input_test(cgls_niterations_0 cbct-cgls "--niterations is 0. expected an integer >= 1"
-  ${iterative_inputs} --niterations 0)
+  ${recon_inputs} --niterations 0)
 cbct_bad_input_test(osem_niterations_0 cbct-osem "--niterations is 0. expected an integer >= 1"
-  ${iterative_inputs} --niterations 0)
+  ${recon_inputs} --niterations 0)
 cbct_bad_input_test(osem_nprojpersubset cbct-osem
   "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
-  ${iterative_inputs} --nprojpersubset 11)
+  ${recon_inputs} --nprojpersubset 11)
 cbct_bad_input_test(forward_step_negative cbct-forward "--step is -2. expected a finite ray-cast sample distance > 0"
   -g g10.xml -i p10.mha -o out.mha --fp raycast --step -2)
 cbct_bad_input_test(forward_fp cbct-forward "--fp is 'RayCast'. expected joseph or raycast"

@@ -16,23 +16,7 @@ cd "$work"
 max_mae=0.11
 min_psnr=21.5
 
-# check_quality VOLUME LABEL: cbct-compare's central-region MAE and PSNR must beat the thresholds.
-check_quality() {
-  local out mae psnr
-  out=$("$bin/cbct-compare" -i "$1")
-  echo "$out" | sed "s/^/  [$2] /"
-  mae=$(echo "$out" | sed -n 's/^central region.* MAE \([^,]*\),.*/\1/p')
-  psnr=$(echo "$out" | sed -n 's/^central region.* PSNR \([^ ]*\) dB.*/\1/p')
-  # A NaN or anything else that is not a plain number fails.
-  if ! [[ "$mae" =~ ^[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?$ ]] || ! [[ "$psnr" =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; then
-    echo "FAIL [$2]: could not read a MAE and a PSNR from cbct-compare (MAE '$mae', PSNR '$psnr')"
-    exit 1
-  fi
-  if ! awk -v m="$mae" -v p="$psnr" -v mm="$max_mae" -v mp="$min_psnr" 'BEGIN { exit !(m < mm && p > mp) }'; then
-    echo "FAIL [$2]: central MAE $mae (must be < $max_mae), PSNR $psnr dB (must be > $min_psnr)"
-    exit 1
-  fi
-}
+. "$(dirname "$0")/check_quality.sh"
 
 scan=(--nproj 60 --detector-size 96 --detector-spacing 2 --sid 1000 --sdd 1500)
 grid=(--dimension 64 --spacing 2)
@@ -40,13 +24,13 @@ grid=(--dimension 64 --spacing 2)
 echo "== projections in .nrrd, volume in .nii, streamed in 3 slabs"
 "$bin/cbct-simulate" "${scan[@]}" -g geometry.xml -o projections.nrrd --verbose
 "$bin/cbct-fdk" -g geometry.xml --projections projections.nrrd "${grid[@]}" --divisions 3 -o fdk.nii --verbose
-check_quality fdk.nii "nrrd -> nii"
+check_quality fdk.nii "nrrd -> nii" "$max_mae" "$min_psnr"
 
 echo "== projections in .tif (no origin in TIFF: --new-spacing/--new-origin), volume in .nrrd"
 "$bin/cbct-simulate" "${scan[@]}" -g geometry-tif.xml -o projections.tif
 "$bin/cbct-fdk" -g geometry-tif.xml --projections projections.tif --new-spacing 2 --new-origin -95,-95 \
   "${grid[@]}" --window hann --cutoff 1 -o fdk-from-tif.nrrd
-check_quality fdk-from-tif.nrrd "tif -> nrrd"
+check_quality fdk-from-tif.nrrd "tif -> nrrd" "$max_mae" "$min_psnr"
 
 echo "== projections as two files of 30 in a directory, read with --path/--regexp"
 "$bin/cbct-simulate" --nproj 30 --arc 180 --first-angle 0 --detector-size 96 --detector-spacing 2 \
@@ -54,7 +38,7 @@ echo "== projections as two files of 30 in a directory, read with --path/--regex
 "$bin/cbct-simulate" --nproj 30 --arc 180 --first-angle 180 --detector-size 96 --detector-spacing 2 \
   -g series/half1.xml -o series/proj_001.mha
 "$bin/cbct-fdk" -g geometry.xml --path series --regexp 'proj_[0-9]+\.mha$' "${grid[@]}" -o fdk-series.mha --verbose
-check_quality fdk-series.mha "series -> mha"
+check_quality fdk-series.mha "series -> mha" "$max_mae" "$min_psnr"
 
 echo "== projections as 60 2D files (MetaImage headers over slices of one raw file), sorted numerically"
 mkdir -p 2d
@@ -65,7 +49,7 @@ for k in $(seq 0 59); do
   printf 'ObjectType = Image\nNDims = 2\nBinaryData = True\nBinaryDataByteOrderMSB = False\nElementSpacing = 2 2\nOffset = -95 -95\nDimSize = 96 96\nElementType = MET_FLOAT\nElementDataFile = p%d.raw\n' "$k" >"2d/p$k.mhd"
 done
 "$bin/cbct-fdk" -g geometry-2d.xml --path 2d --regexp 'p([0-9]+)\.mhd$' --nsort --submatch 1 "${grid[@]}" -o fdk-2d.mha
-check_quality fdk-2d.mha "2D files -> mha"
+check_quality fdk-2d.mha "2D files -> mha" "$max_mae" "$min_psnr"
 
 echo "== volume in .tif, shown by cbct-slices"
 "$bin/cbct-fdk" -g geometry.xml --projections projections.nrrd "${grid[@]}" --hardware cpu -o fdk.tif
