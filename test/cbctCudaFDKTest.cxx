@@ -31,14 +31,6 @@ constexpr unsigned int Voxels = 128;
 constexpr unsigned int DetectorPixels = 200;
 constexpr double PixelMm = 1.2;
 
-GeometricPhantom::Pointer
-SheppLogan()
-{
-  auto phantom = GeometricPhantom::New();
-  phantom->SetToSheppLogan(60.);
-  return phantom;
-}
-
 /** The same projections as a CPU image and as a CUDA image. */
 template <typename TImage>
 typename TImage::Pointer

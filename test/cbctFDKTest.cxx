@@ -17,14 +17,6 @@ constexpr double VoxelMm = 1.;
 constexpr unsigned int DetectorPixels = 200;
 constexpr double PixelMm = 1.2;
 
-GeometricPhantom::Pointer
-SheppLogan()
-{
-  auto phantom = GeometricPhantom::New();
-  phantom->SetToSheppLogan(60.);
-  return phantom;
-}
-
 /** The 2x2x2-supersampled truth, made once for every test. */
 const ImageType *
 Truth()

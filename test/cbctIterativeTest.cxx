@@ -7,47 +7,10 @@
 #include "cbctIterativeTestHelpers.h"
 
 #include <gtest/gtest.h>
-#include <itkCommand.h>
 
-#include <random>
 
 using namespace cbct;
 using namespace cbct::test;
-
-namespace
-{
-ImageType::Pointer
-RandomImage(const ImageType * like, unsigned int seed)
-{
-  auto image = ImageType::New();
-  image->CopyInformation(like);
-  image->SetRegions(like->GetLargestPossibleRegion());
-  image->Allocate();
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(0.f, 1.f);
-  for (itk::ImageRegionIterator<ImageType> it(image, image->GetBufferedRegion()); !it.IsAtEnd(); ++it)
-    it.Set(uniform(generator));
-  return image;
-}
-
-double
-Dot(const ImageType * a, const ImageType * b)
-{
-  double sum = 0.;
-  itk::ImageRegionConstIterator<ImageType> ia(a, a->GetBufferedRegion()), ib(b, b->GetBufferedRegion());
-  for (; !ia.IsAtEnd(); ++ia, ++ib)
-    sum += static_cast<double>(ia.Get()) * ib.Get();
-  return sum;
-}
-
-GeometricPhantom::Pointer
-SheppLogan()
-{
-  auto phantom = GeometricPhantom::New();
-  phantom->SetToSheppLogan(60.);
-  return phantom;
-}
-} // namespace
 
 TEST(Joseph, ForwardAndBackProjectionsAreAdjoint)
 {
@@ -59,8 +22,8 @@ TEST(Joseph, ForwardAndBackProjectionsAreAdjoint)
   geometry->AddProjection(m);
   auto volumeGrid = VoxelizedPhantom(SheppLogan(), 64, 2., 1);
   auto projectionGrid = ProjectPhantom(geometry, SheppLogan(), 64, 3.);
-  auto x = RandomImage(volumeGrid, 1);
-  auto y = RandomImage(projectionGrid, 2);
+  auto x = Copy<ImageType>(volumeGrid, false, 1);
+  auto y = Copy<ImageType>(projectionGrid, false, 2);
 
   auto forward = JosephForwardProjectionImageFilter<ImageType>::New();
   forward->SetInput(0, Zeros(y));
@@ -105,8 +68,8 @@ TEST(RayCast, ForwardAndBackProjectionsAreAdjoint)
   geometry->AddProjection(m);
   auto volumeGrid = VoxelizedPhantom(SheppLogan(), 64, 2., 1);
   auto projectionGrid = ProjectPhantom(geometry, SheppLogan(), 64, 3.);
-  auto x = RandomImage(volumeGrid, 1);
-  auto y = RandomImage(projectionGrid, 2);
+  auto x = Copy<ImageType>(volumeGrid, false, 1);
+  auto y = Copy<ImageType>(projectionGrid, false, 2);
   auto ax = Zeros(y);
   auto aty = Zeros(x);
   const RayCastOperator<ImageType> A(x, y, geometry, 1.3);

@@ -57,6 +57,17 @@ AllFinite(const ImageType * image)
   return true;
 }
 
+/** The inner product of two images of the same grid, in double (adjointness checks). */
+inline double
+Dot(const ImageType * a, const ImageType * b)
+{
+  double sum = 0.;
+  itk::ImageRegionConstIterator<ImageType> ia(a, a->GetBufferedRegion()), ib(b, b->GetBufferedRegion());
+  for (; !ia.IsAtEnd(); ++ia, ++ib)
+    sum += static_cast<double>(ia.Get()) * ib.Get();
+  return sum;
+}
+
 /** The region the iterative tests measure: the 64^3 volume's central 32 rows along y. */
 inline ImageType::RegionType
 Central()

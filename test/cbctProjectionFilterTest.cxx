@@ -9,34 +9,12 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
 
 using namespace cbct;
 using namespace cbct::test;
 
 namespace
 {
-ImageType::Pointer
-RandomImage(const ImageType * like, unsigned int seed)
-{
-  auto image = Zeros(like);
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(0.f, 1.f);
-  for (itk::ImageRegionIterator<ImageType> it(image, image->GetBufferedRegion()); !it.IsAtEnd(); ++it)
-    it.Set(uniform(generator));
-  return image;
-}
-
-double
-Dot(const ImageType * a, const ImageType * b)
-{
-  double sum = 0.;
-  itk::ImageRegionConstIterator<ImageType> ia(a, a->GetBufferedRegion()), ib(b, b->GetBufferedRegion());
-  for (; !ia.IsAtEnd(); ++ia, ++ib)
-    sum += static_cast<double>(ia.Get()) * ib.Get();
-  return sum;
-}
-
 struct Pair
 {
   ImageType::Pointer forward; // A x (+ 0)
@@ -70,8 +48,8 @@ class ProjectionFilters : public ::testing::Test
 {
 protected:
   ThreeDCircularProjectionGeometry::Pointer geometry = CircularGeometry(24, 360., 1000., 1500., 3., -2.);
-  ImageType::Pointer x = RandomImage(VoxelizedPhantom(Ellipsoids(), 24, 5., 1), 1);
-  ImageType::Pointer y = RandomImage(ProjectPhantom(geometry, Ellipsoids(), 32, 6.), 2);
+  ImageType::Pointer x = Copy<ImageType>(VoxelizedPhantom(Ellipsoids(), 24, 5., 1), false, 1);
+  ImageType::Pointer y = Copy<ImageType>(ProjectPhantom(geometry, Ellipsoids(), 32, 6.), false, 2);
 };
 
 TEST_F(ProjectionFilters, WithJosephTheyAreTheJosephFilters)

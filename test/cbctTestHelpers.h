@@ -23,6 +23,15 @@ namespace cbct::test
 
 using ImageType = itk::Image<float, 3>;
 
+/** The Shepp-Logan phantom in a sphere of 60 mm (the FDK and iterative tests' problem). */
+inline GeometricPhantom::Pointer
+SheppLogan()
+{
+  auto phantom = GeometricPhantom::New();
+  phantom->SetToSheppLogan(60.);
+  return phantom;
+}
+
 /** `count` projections evenly over `arcDegrees` starting at `firstDegrees`. */
 inline ThreeDCircularProjectionGeometry::Pointer
 CircularGeometry(unsigned int count,
