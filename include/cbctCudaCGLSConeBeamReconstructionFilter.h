@@ -97,8 +97,9 @@ protected:
       this->UpdateProgress(static_cast<float>(k) / iterations);
       this->InvokeEvent(itk::IterationEvent());
     }
-    k = std::min(k, iterations + 1) - 1;
-    CudaDownload(output->GetBufferPointer(), x.Data(), voxels, "volume");
+    this->FinishIterations();
+    if (!observed || k == 0) // an observed iteration has already downloaded the final volume
+      CudaDownload(output->GetBufferPointer(), x.Data(), voxels, "volume");
   }
 };
 
