@@ -128,6 +128,17 @@ public:
   double
   GetGantryAngle(unsigned int k) const;
 
+  /** The source's azimuth about the rotation axis, atan2(x, z) of its position, in [0, 2pi): the
+   * gantry angle plus atan(SourceOffsetX / SID) for RTK parameters without tilts. Redundancy and the
+   * angular integration of FDK run over it, since with a source offset the source, not the gantry,
+   * sweeps the rays. */
+  double
+  GetSourceAzimuth(unsigned int k) const;
+
+  /** Distance of the source from the rotation axis (the world's y axis), in mm. */
+  double
+  GetSourceRadius(unsigned int k) const;
+
   /** Distance from the source to the world origin along the principal ray (mm). */
   double
   GetSourceToIsocenterDistance(unsigned int k) const;
@@ -144,13 +155,13 @@ public:
   GetPrincipalPointV(unsigned int k) const;
 
   /** Angular span each projection stands for (radians): half the gaps to its neighbours in
-   * gantry angle. A gap larger than three times the median (the open end of a short scan) is
+   * source azimuth. A gap larger than three times the median (the open end of a short scan) is
    * replaced by the median, so the first and last projections are not over-weighted. */
   std::vector<double>
   GetAngularGaps() const;
 
-  /** Angular range covered, from the first to the last projection along increasing gantry angle
-   * (radians), and the gantry angle where it starts. A full scan covers nearly 2pi. */
+  /** Angular range covered, from the first to the last projection along increasing source azimuth
+   * (radians), and the azimuth where it starts. A full scan covers nearly 2pi. */
   double
   GetAngularRange() const;
   double
@@ -179,6 +190,7 @@ private:
     MatrixType matrix;
     PointType source;
     double gantryAngle = 0.;
+    double azimuth = 0.;
     double sid = 0.;
     double sdd = 0.;
     double principalU = 0.;
@@ -187,6 +199,10 @@ private:
 
   void
   CheckIndex(unsigned int k) const;
+
+  /** Every projection's source azimuth, in projection order. */
+  std::vector<double>
+  Azimuths() const;
 
   /** Fills the derived quantities from the (normalised) matrix. */
   static void

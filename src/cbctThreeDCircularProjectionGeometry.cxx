@@ -215,6 +215,7 @@ ThreeDCircularProjectionGeometry::DeriveFromMatrix(Projection & projection)
   projection.principalV = dot_product(left.get_row(1), principalAxis);
   projection.sdd = (left.get_row(1) - projection.principalV * principalAxis).magnitude();
   projection.gantryAngle = WrapAngle(std::atan2(source(0), source(2)));
+  projection.azimuth = projection.gantryAngle;
 }
 
 void
@@ -275,6 +276,21 @@ ThreeDCircularProjectionGeometry::GetGantryAngle(unsigned int k) const
 }
 
 double
+ThreeDCircularProjectionGeometry::GetSourceAzimuth(unsigned int k) const
+{
+  this->CheckIndex(k);
+  return m_Projections[k].azimuth;
+}
+
+double
+ThreeDCircularProjectionGeometry::GetSourceRadius(unsigned int k) const
+{
+  this->CheckIndex(k);
+  const PointType & s = m_Projections[k].source;
+  return std::sqrt(s[0] * s[0] + s[2] * s[2]);
+}
+
+double
 ThreeDCircularProjectionGeometry::GetSourceToIsocenterDistance(unsigned int k) const
 {
   this->CheckIndex(k);
@@ -304,7 +320,7 @@ ThreeDCircularProjectionGeometry::GetPrincipalPointV(unsigned int k) const
 
 namespace
 {
-/** Gantry angles sorted ascending with the projection each came from, and the cyclic gaps after each. */
+/** Source azimuths sorted ascending with the projection each came from, and the cyclic gaps after each. */
 struct SortedAngles
 {
   std::vector<std::pair<double, unsigned int>> angles;
@@ -314,11 +330,11 @@ struct SortedAngles
 };
 
 SortedAngles
-SortAngles(const std::vector<double> & gantry)
+SortAngles(const std::vector<double> & azimuths)
 {
   SortedAngles s;
-  for (unsigned int k = 0; k < gantry.size(); ++k)
-    s.angles.emplace_back(gantry[k], k);
+  for (unsigned int k = 0; k < azimuths.size(); ++k)
+    s.angles.emplace_back(azimuths[k], k);
   std::sort(s.angles.begin(), s.angles.end());
   const std::size_t n = s.angles.size();
   s.gapAfter.resize(n);
@@ -336,6 +352,15 @@ SortAngles(const std::vector<double> & gantry)
 } // namespace
 
 std::vector<double>
+ThreeDCircularProjectionGeometry::Azimuths() const
+{
+  std::vector<double> azimuths(m_Projections.size());
+  for (std::size_t k = 0; k < m_Projections.size(); ++k)
+    azimuths[k] = m_Projections[k].azimuth;
+  return azimuths;
+}
+
+std::vector<double>
 ThreeDCircularProjectionGeometry::GetAngularGaps() const
 {
   const std::size_t n = m_Projections.size();
@@ -347,10 +372,7 @@ ThreeDCircularProjectionGeometry::GetAngularGaps() const
     weights[0] = 2. * Pi;
     return weights;
   }
-  std::vector<double> gantry(n);
-  for (std::size_t k = 0; k < n; ++k)
-    gantry[k] = m_Projections[k].gantryAngle;
-  SortedAngles s = SortAngles(gantry);
+  SortedAngles s = SortAngles(this->Azimuths());
   for (auto & gap : s.gapAfter)
   {
     if (gap > 3. * s.median)
@@ -370,10 +392,7 @@ ThreeDCircularProjectionGeometry::GetAngularRange() const
   const std::size_t n = m_Projections.size();
   if (n < 2)
     return 0.;
-  std::vector<double> gantry(n);
-  for (std::size_t k = 0; k < n; ++k)
-    gantry[k] = m_Projections[k].gantryAngle;
-  const SortedAngles s = SortAngles(gantry);
+  const SortedAngles s = SortAngles(this->Azimuths());
   return 2. * Pi - s.gapAfter[s.largest];
 }
 
@@ -383,10 +402,7 @@ ThreeDCircularProjectionGeometry::GetAngularRangeStart() const
   const std::size_t n = m_Projections.size();
   if (n == 0)
     return 0.;
-  std::vector<double> gantry(n);
-  for (std::size_t k = 0; k < n; ++k)
-    gantry[k] = m_Projections[k].gantryAngle;
-  const SortedAngles s = SortAngles(gantry);
+  const SortedAngles s = SortAngles(this->Azimuths());
   return s.angles[(s.largest + 1) % n].first;
 }
 

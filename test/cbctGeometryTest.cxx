@@ -108,6 +108,32 @@ TEST(Geometry, BareMatrixGivesTheSameDerivedQuantities)
   EXPECT_NEAR(h->GetPrincipalPointV(0), -3. + 7., 1e-8);
 }
 
+TEST(Geometry, SourceAzimuthAndRadiusFollowTheSourceOffset)
+{
+  // RTK parameters at gantry 90 degrees with source offset x 2 mm: the source is at (1000, 3, -2),
+  // a little past 90 degrees, 1000.002 mm from the axis.
+  auto g = ThreeDCircularProjectionGeometry::New();
+  g->AddProjection(1000., 1500., 90., 0., 0., 0., 0., 2., 3.);
+  EXPECT_NEAR(g->GetGantryAngle(0), Pi / 2., 1e-12);
+  EXPECT_NEAR(g->GetSourceAzimuth(0), Pi / 2. + std::atan(2. / 1000.), 1e-12);
+  EXPECT_NEAR(g->GetSourceRadius(0), std::sqrt(1000. * 1000. + 4.), 1e-9);
+  // A bare matrix has no gantry angle of its own: both are the source's azimuth.
+  auto h = ThreeDCircularProjectionGeometry::New();
+  h->AddProjection(g->GetMatrix(0));
+  EXPECT_NEAR(h->GetSourceAzimuth(0), g->GetSourceAzimuth(0), 1e-12);
+  EXPECT_NEAR(h->GetGantryAngle(0), g->GetSourceAzimuth(0), 1e-12);
+
+  // Gaps and range run over the azimuth: a source offset that varies per projection changes them.
+  auto varying = ThreeDCircularProjectionGeometry::New();
+  for (int k = 0; k < 90; ++k)
+    varying->AddProjection(1000., 1500., k * 4., 0., 0., 0., 0., k % 2 ? 10. : -10.);
+  const double shift = 2. * std::atan(10. / 1000.);
+  const auto gaps = varying->GetAngularGaps();
+  for (int k = 0; k < 90; ++k)
+    EXPECT_NEAR(gaps[k], 4. * Pi / 180., 1e-12); // each projection's two gaps still sum to two steps
+  EXPECT_NEAR(varying->GetAngularRange(), 2. * Pi - (4. * Pi / 180. + shift), 1e-12); // the largest gap is open
+}
+
 TEST(Geometry, AngularGapsOfFullAndShortScans)
 {
   auto full = ThreeDCircularProjectionGeometry::New();
