@@ -208,20 +208,16 @@ Reconstruct(const Options & o)
 
   if (o.verbose)
   {
-    const auto scan = fdk->GetWeightFilter()->ComputeScanParameters();
+    auto * weight = fdk->GetWeightFilter();
     const double range = geometry->GetAngularRange() * 180. / 3.14159265358979323846;
-    bool displaced = false;
-    for (unsigned int k = 0; k < geometry->GetNumberOfProjections() && !displaced; ++k)
-      displaced = fdk->GetWeightFilter()->DisplacedExtent(projections, k).first > 0.;
     std::ostringstream degrees;
     degrees << std::fixed << std::setprecision(1) << range;
-    std::cout << "cbct-fdk: " << (scan.shortScan ? "short scan" : "full scan") << " over " << degrees.str() << " deg"
-              << (scan.shortScan ? " (Parker weights)" : "")
-              << (displaced && !scan.shortScan
-                    ? (o.noDisplaced ? ", displaced detector (weighting off: --no-displaced)" : ", displaced detector (weighted)")
-                    : "")
-              << "; " << cbct::RampWindowName(o.rampWindow) << " window, cut-off " << o.cutOff
+    std::cout << "cbct-fdk: " << (weight->IsShortScan() ? "short scan (Parker weights)" : "full scan") << " over "
+              << degrees.str() << " deg; " << cbct::RampWindowName(o.rampWindow) << " window, cut-off " << o.cutOff
               << std::endl;
+    if (!weight->IsShortScan())
+      std::cout << "cbct-fdk: " << weight->ComputeCoverage(projections).Describe(!o.noDisplaced)
+                << (o.noDisplaced ? " (--no-displaced)" : "") << std::endl;
     std::cout << "cbct-fdk: volume " << size[0] << " x " << size[1] << " x " << size[2] << " voxels of " << spacing[0]
               << " x " << spacing[1] << " x " << spacing[2] << " mm from (" << origin[0] << ", " << origin[1] << ", "
               << origin[2] << ") mm, in " << slabs << " slab" << (slabs == 1 ? "" : "s") << std::endl;
@@ -281,9 +277,10 @@ main(int argc, char ** argv)
   Options o;
   CLI::App app{ "Reconstructs a volume from cone-beam projections with Feldkamp-Davis-Kress (FDK): cosine and "
                 "redundancy weighting, ramp filtering, voxel-driven backprojection.\n"
-                "Short scans (less than a full turn) are detected from the geometry and get Parker weights; a "
-                "detector displaced sideways in a full scan gets displaced-detector weights (--no-displaced "
-                "switches those off). Projections are line integrals; the volume is attenuation per mm.",
+                "Short scans (less than a full turn) are detected from the geometry and get Parker weights; in a "
+                "full scan, a detector that does not see the volume from both sides of the rotation axis (an "
+                "offset detector or source) gets displaced-detector weights (--verbose says why; --no-displaced "
+                "switches them off). Projections are line integrals; the volume is attenuation per mm.",
                 "cbct-fdk" };
   app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML)")->required();
   app.add_option("--projections", o.projections, "Projection stack, one file (.mha, .nrrd, .nii, .tif, ...)");
@@ -305,8 +302,8 @@ main(int argc, char ** argv)
   app.add_option("--window", o.window, "Ramp filter window: ramlak, shepplogan, cosine, hamming or hann")
     ->capture_default_str();
   app.add_option("--cutoff", o.cutOff, "Ramp filter cut-off as a fraction of Nyquist, in (0, 1]")->capture_default_str();
-  app.add_flag("--no-displaced", o.noDisplaced, "Switch off displaced-detector weighting (an off-centre detector that "
-                                                "still sees the whole object)");
+  app.add_flag("--no-displaced", o.noDisplaced, "Switch off displaced-detector weighting (given when the detector does "
+                                                "not see the volume from both sides; off suits an object smaller than the volume)");
   app.add_option("--divisions", o.divisions, "Reconstruct in this many slabs along y (bounds the memory)")
     ->capture_default_str();
   app.add_option("--hardware", o.hardware, "cpu, cuda or auto (CUDA when this build has it and a device is present)")

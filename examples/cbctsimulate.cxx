@@ -22,6 +22,8 @@ struct Options
   double sdd = 1500.;
   double offsetX = 0.;
   double offsetY = 0.;
+  double sourceOffsetX = 0.;
+  double sourceOffsetY = 0.;
   std::string detectorSize = "256";
   std::string detectorSpacing = "1";
   std::string phantom = "shepplogan";
@@ -45,6 +47,8 @@ Simulate(const Options & o)
   CheckPositive("--sdd", o.sdd, "a source-to-detector distance > 0 in mm");
   CheckFinite("--proj-offset-x", o.offsetX, "a detector offset in mm");
   CheckFinite("--proj-offset-y", o.offsetY, "a detector offset in mm");
+  CheckFinite("--source-offset-x", o.sourceOffsetX, "a source offset in mm");
+  CheckFinite("--source-offset-y", o.sourceOffsetY, "a source offset in mm");
   const auto size = ParseSizes("--detector-size", o.detectorSize, 2);
   const auto spacing = ParsePositives("--detector-spacing", o.detectorSpacing, 2);
   CheckOutputDirectory("--geometry", o.geometry);
@@ -55,7 +59,8 @@ Simulate(const Options & o)
   auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
   const auto count = static_cast<unsigned int>(o.projections);
   for (unsigned int k = 0; k < count; ++k)
-    geometry->AddProjection(o.sid, o.sdd, o.firstAngle + k * o.arc / count, o.offsetX, o.offsetY);
+    geometry->AddProjection(o.sid, o.sdd, o.firstAngle + k * o.arc / count, o.offsetX, o.offsetY, 0., 0.,
+                            o.sourceOffsetX, o.sourceOffsetY);
   auto geometryWriter = cbct::ThreeDCircularProjectionGeometryXMLFileWriter::New();
   geometryWriter->SetFilename(o.geometry);
   geometryWriter->SetObject(geometry);
@@ -63,7 +68,8 @@ Simulate(const Options & o)
   if (o.verbose)
     std::cout << "cbct-simulate: geometry: " << count << " projections from " << o.firstAngle << " deg over " << o.arc
               << " deg, SID " << o.sid << " mm, SDD " << o.sdd << " mm, detector offset (" << o.offsetX << ", "
-              << o.offsetY << ") mm -> " << o.geometry << std::endl;
+              << o.offsetY << ") mm, source offset (" << o.sourceOffsetX << ", " << o.sourceOffsetY << ") mm -> "
+              << o.geometry << std::endl;
 
   // The detector grid: u, v centred on the detector's origin (offsets are in the geometry), one
   // slice per projection.
@@ -126,6 +132,10 @@ main(int argc, char ** argv)
   app.add_option("--sdd", o.sdd, "Source-to-detector distance (mm)")->capture_default_str();
   app.add_option("--proj-offset-x", o.offsetX, "Detector offset along u (mm)")->capture_default_str();
   app.add_option("--proj-offset-y", o.offsetY, "Detector offset along v (mm)")->capture_default_str();
+  app.add_option("--source-offset-x", o.sourceOffsetX, "Source offset along u (mm, RTK's SourceOffsetX)")
+    ->capture_default_str();
+  app.add_option("--source-offset-y", o.sourceOffsetY, "Source offset along v (mm, RTK's SourceOffsetY)")
+    ->capture_default_str();
   app.add_option("--detector-size", o.detectorSize, "Detector pixels: N or U,V")->capture_default_str();
   app.add_option("--detector-spacing", o.detectorSpacing, "Detector pixel size (mm): s or U,V")->capture_default_str();
   app.add_option("--phantom", o.phantom, "'shepplogan' or an ellipsoid text file (see cbctGeometricPhantom.h)")
@@ -143,6 +153,8 @@ main(int argc, char ** argv)
     { "--sdd", SlicerRange("Scan", "0", "100000", "10") },
     { "--proj-offset-x", SlicerIn("Detector") },
     { "--proj-offset-y", SlicerIn("Detector") },
+    { "--source-offset-x", SlicerIn("Scan") },
+    { "--source-offset-y", SlicerIn("Scan") },
     { "--detector-size", SlicerIn("Detector", "integer-vector") },
     { "--detector-spacing", SlicerIn("Detector", "double-vector") },
     { "--phantom", SlicerIn("Phantom") },

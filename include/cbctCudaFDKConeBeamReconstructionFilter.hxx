@@ -197,7 +197,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::Reconstruct(unsigned int pieces)
   textures[1].Reserve(static_cast<int>(paddedColumns), static_cast<int>(maxRows), static_cast<int>(batch));
   CudaDeviceBuffer<FDKWeightingProjection> parameters;
   parameters.Upload(weight->ComputeProjectionParameters(projections, firstProjection, count));
-  const FDKWeightingScan scan = weight->ComputeScanParameters();
+  const FDKWeightingScan scan = weight->ComputeScanParameters(projections);
   const auto matrices = backProjection->ComputeProjectionMatrices(output, projections, firstProjection, count);
 
   // Where the projections are: normally in host memory; on the device if a CUDA filter made them.

@@ -42,7 +42,7 @@ CudaFDKWeightProjectionFilter<TImage>::GPUGenerateData()
   launch.firstRow = static_cast<int>(out.GetIndex(1));
   launch.projections = static_cast<int>(count);
   launch.parameters = parameters.Data();
-  launch.scan = this->ComputeScanParameters();
+  launch.scan = this->ComputeScanParameters(input);
   launch.applyWeights = 1;
   CudaCheck(LaunchFDKWeighting(launch, nullptr), "LaunchFDKWeighting");
   CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (weighting)");

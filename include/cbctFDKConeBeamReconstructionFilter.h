@@ -16,7 +16,9 @@ namespace cbct
  * \brief Feldkamp-Davis-Kress reconstruction: weighting, ramp filtering and backprojection.
  *
  * Input 0 is the volume to add to (its grid is the output's: use a ConstantImageSource of 0),
- * input 1 the projection stack (line integrals), with a geometry of as many projections.
+ * input 1 the projection stack (line integrals), with a geometry of as many projections. The
+ * volume's transaxial extent is the field of view that decides displaced-detector weighting
+ * (DisplacedDetectorCoverage).
  *
  * \dot
  * digraph FDK {

@@ -103,6 +103,8 @@ FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::GenerateOutputInform
   if (m_Geometry.IsNull())
     ThrowBadParameter("FDKConeBeamReconstructionFilter geometry", "none", "a ThreeDCircularProjectionGeometry (SetGeometry)");
   this->WireStages();
+  // The displaced-detector decision needs the field of view this volume asks for.
+  m_WeightFilter->SetFieldOfViewRadius(DisplacedDetectorCoverage::ReconstructedRadius(this->GetInput(0)));
   m_BackProjectionFilter->UpdateOutputInformation();
   // The measured detector, not the weighting's zero-padded one, must see the volume.
   m_BackProjectionFilter->CheckVolumeProjectsOntoDetector(this->GetInput(0), this->GetInput(1));

@@ -3,6 +3,7 @@
 
 #include "cbctDetectorCoordinates.h"
 #include "cbctInputChecks.h"
+#include "cbctRayAxisDistance.h"
 
 #include <itkImageScanlineIterator.h>
 #include <itkImageScanlineConstIterator.h>
@@ -56,41 +57,31 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::ComputeOutputColumns(const
 {
   const auto & largest = input->GetLargestPossibleRegion();
   const itk::IndexValueType first = largest.GetIndex(0), last = first + static_cast<itk::IndexValueType>(largest.GetSize(0)) - 1;
-  if (!m_DisplacedDetectorWeighting || this->ComputeScanParameters().shortScan || largest.GetNumberOfPixels() == 0)
+  if (largest.GetNumberOfPixels() == 0 || this->ComputeScanParameters(input).overlap <= 0.f)
     return { first, last };
+  // In each projection, the columns where the rays pass the axis as far on the near side as the
+  // detector's outer edge on the wide side (top, middle and bottom rows: tilted detectors differ).
   const DetectorCoordinates detector(input);
-  const auto & toIndex = detector.PhysicalToIndex();
-  const double jMid = largest.GetIndex(1) + 0.5 * (largest.GetSize(1) - 1.);
-  const double vMid = detector.V(first, jMid);
+  const double i0 = first - 0.5, i1 = last + 0.5;
+  const double j0 = static_cast<double>(largest.GetIndex(1)), j1 = j0 + largest.GetSize(1) - 1.;
+  // Padding of at most twice the detector's width, whatever a grazing geometry says.
+  const double widest = 2. * (i1 - i0);
   double lo = first, hi = last;
   for (unsigned int k = 0; k < m_Geometry->GetNumberOfProjections(); ++k)
   {
-    if (this->DisplacedExtent(input, k).first <= 0.)
-      continue; // centred (within a pixel): no padding, whatever rounding says
-    // Column of the principal point, and the input's columns mirrored about it.
-    const double c = toIndex(0, 0) * m_Geometry->GetPrincipalPointU(k) + toIndex(0, 1) * vMid + toIndex(0, 2);
-    lo = std::min(lo, 2. * c - last);
-    hi = std::max(hi, 2. * c - first);
+    const RayAxisDistance s(m_Geometry, k, detector);
+    for (double j : { j0, 0.5 * (j0 + j1), j1 })
+    {
+      const double a = s(i0, j), b = s(i1, j);
+      const double mirrored = s.Column(-(std::abs(a) > std::abs(b) ? a : b), j);
+      if (std::isfinite(mirrored))
+      {
+        lo = std::max(std::min(lo, mirrored), i0 - widest);
+        hi = std::min(std::max(hi, mirrored), i1 + widest);
+      }
+    }
   }
   return { static_cast<itk::IndexValueType>(std::floor(lo + 1e-6)), static_cast<itk::IndexValueType>(std::ceil(hi - 1e-6)) };
-}
-
-template <typename TInputImage, typename TOutputImage>
-std::pair<double, double>
-FDKWeightProjectionFilter<TInputImage, TOutputImage>::DisplacedExtent(const TInputImage * projections, unsigned int k) const
-{
-  const DetectorCoordinates detector(projections);
-  const auto & largest = projections->GetLargestPossibleRegion();
-  // Detector extent (mm) at the pixel edges along u, on each side of the principal point.
-  const double i0 = largest.GetIndex(0) - 0.5, i1 = largest.GetIndex(0) + largest.GetSize(0) - 0.5;
-  const double jMid = largest.GetIndex(1) + 0.5 * (largest.GetSize(1) - 1.);
-  const double u0 = m_Geometry->GetPrincipalPointU(k);
-  const double a = detector.U(i0, jMid) - u0, b = detector.U(i1, jMid) - u0;
-  const double negative = std::max(0., -std::min(a, b)), positive = std::max(0., std::max(a, b));
-  if (std::abs(positive - negative) <= projections->GetSpacing()[0])
-    return { 0., 1. };
-  // A principal ray off the detector still gets a one-pixel ramp at the near edge.
-  return { std::max(std::min(positive, negative), projections->GetSpacing()[0]), positive > negative ? 1. : -1. };
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -111,20 +102,47 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegi
 }
 
 template <typename TInputImage, typename TOutputImage>
-FDKWeightingScan
-FDKWeightProjectionFilter<TInputImage, TOutputImage>::ComputeScanParameters() const
+bool
+FDKWeightProjectionFilter<TInputImage, TOutputImage>::IsShortScan() const
 {
   constexpr double Pi = 3.14159265358979323846;
-  FDKWeightingScan scan{};
   const unsigned int n = m_Geometry->GetNumberOfProjections();
   const double range = m_Geometry->GetAngularRange();
   const double step = n > 1 ? range / (n - 1) : 2. * Pi;
-  scan.shortScan = (n > 1 && 2. * Pi - range > 3. * step) ? 1 : 0;
+  return n > 1 && 2. * Pi - range > 3. * step;
+}
+
+template <typename TInputImage, typename TOutputImage>
+DisplacedDetectorCoverage
+FDKWeightProjectionFilter<TInputImage, TOutputImage>::ComputeCoverage(const TInputImage * projections) const
+{
+  return DisplacedDetectorCoverage(m_Geometry, projections, m_FieldOfViewRadius);
+}
+
+template <typename TInputImage, typename TOutputImage>
+FDKWeightingScan
+FDKWeightProjectionFilter<TInputImage, TOutputImage>::ComputeScanParameters(const TInputImage * projections) const
+{
+  constexpr double Pi = 3.14159265358979323846;
+  FDKWeightingScan scan{};
+  const double range = m_Geometry->GetAngularRange();
+  scan.shortScan = this->IsShortScan() ? 1 : 0;
   scan.delta = static_cast<float>(std::max(0., 0.5 * (range - Pi)));
+  scan.overlap = 0.f;
+  scan.wideSide = 1.f;
   if (scan.shortScan && range < Pi)
   {
     itkWarningMacro(<< "angular range " << range * 180. / Pi
                     << " degrees is below 180: FDK cannot reconstruct exactly from it (limited-angle artefacts)");
+  }
+  if (!scan.shortScan && m_DisplacedDetectorWeighting)
+  {
+    const DisplacedDetectorCoverage coverage = this->ComputeCoverage(projections);
+    if (coverage.NeedsWeighting())
+    {
+      scan.overlap = static_cast<float>(coverage.Overlap());
+      scan.wideSide = static_cast<float>(coverage.WideSide());
+    }
   }
   return scan;
 }
@@ -138,7 +156,6 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::ComputeProjectionParameter
   const DetectorCoordinates detector(projections);
   const auto gaps = m_Geometry->GetAngularGaps();
   const double start = m_Geometry->GetAngularRangeStart();
-  const FDKWeightingScan scan = this->ComputeScanParameters();
 
   std::vector<FDKWeightingProjection> parameters(count);
   for (unsigned int c = 0; c < count; ++c)
@@ -157,15 +174,9 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::ComputeProjectionParameter
     const double sid = m_Geometry->GetSourceToIsocenterDistance(k);
     p.sdd = static_cast<float>(sdd);
     p.scale = static_cast<float>(sid * sdd * 0.5 * gaps[k]);
-    p.beta = static_cast<float>(ThreeDCircularProjectionGeometry::WrapAngle(m_Geometry->GetGantryAngle(k) - start));
-    p.overlap = 0.f;
-    p.wideSide = 1.f;
-    if (m_DisplacedDetectorWeighting && !scan.shortScan)
-    {
-      const auto extent = this->DisplacedExtent(projections, k);
-      p.overlap = static_cast<float>(extent.first);
-      p.wideSide = static_cast<float>(extent.second);
-    }
+    p.axis = RayAxisDistance(m_Geometry, k, detector).GetCoefficients();
+    p.sourceRadius = static_cast<float>(m_Geometry->GetSourceRadius(k));
+    p.beta = static_cast<float>(ThreeDCircularProjectionGeometry::WrapAngle(m_Geometry->GetSourceAzimuth(k) - start));
   }
   return parameters;
 }
@@ -174,7 +185,7 @@ template <typename TInputImage, typename TOutputImage>
 void
 FDKWeightProjectionFilter<TInputImage, TOutputImage>::BeforeThreadedGenerateData()
 {
-  m_Scan = this->ComputeScanParameters();
+  m_Scan = this->ComputeScanParameters(this->GetInput());
   m_Parameters = this->ComputeProjectionParameters(this->GetInput(), 0, m_Geometry->GetNumberOfProjections());
 }
 
@@ -216,6 +227,7 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & o
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "DisplacedDetectorWeighting: " << m_DisplacedDetectorWeighting << std::endl;
+  os << indent << "FieldOfViewRadius: " << m_FieldOfViewRadius << std::endl;
 }
 
 } // namespace cbct

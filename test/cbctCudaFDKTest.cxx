@@ -5,7 +5,7 @@
 #include "cbctCudaDeviceBuffer.h"
 #include "cbctCudaFDKBackProjection.hcu"
 #include "cbctCudaProjectionTexture.h"
-#include "cbctTestHelpers.h"
+#include "cbctFDKGeometryCases.h"
 
 #include <gtest/gtest.h>
 #include <itkStreamingImageFilter.h>
@@ -27,9 +27,9 @@ constexpr double FDKTolerance = 1e-4;
  * TextureBlendProbe), and FDK sums ramp-filtered terms that largely cancel, which magnified that to
  * 3.3e-4 on this problem (H100). */
 constexpr double HardwareFilterTolerance = 5e-4;
-constexpr unsigned int Voxels = 128;
-constexpr unsigned int DetectorPixels = 200;
-constexpr double PixelMm = 1.2;
+constexpr unsigned int Voxels = FDKVoxels;
+constexpr unsigned int DetectorPixels = FDKDetectorPixels;
+constexpr double PixelMm = FDKPixelMm;
 
 /** The same projections as a CPU image and as a CUDA image. */
 template <typename TImage>
@@ -113,21 +113,6 @@ DescribeDifference(const ImageType * a, const ImageType * b)
   std::cout << std::endl;
 }
 
-ImageType::Pointer
-Truth()
-{
-  static ImageType::Pointer truth = VoxelizedPhantom(SheppLogan(), Voxels, 1., 2);
-  return truth;
-}
-
-ImageType::RegionType
-CentralRegion()
-{
-  ImageType::RegionType region(ImageType::SizeType{ { Voxels, Voxels, Voxels } });
-  region.SetIndex(1, Voxels / 4);
-  region.SetSize(1, Voxels / 2);
-  return region;
-}
 } // namespace
 
 class CudaFDK : public ::testing::Test
@@ -235,7 +220,7 @@ TEST_F(CudaFDK, WholeFDKMatchesCpuAndThePhantom)
   auto cpu = Reconstruct<ImageType, FDKConeBeamReconstructionFilter<ImageType>>(geometry, cpuIn);
   auto gpu = Reconstruct<CudaImageType, FDK>(geometry, gpuIn);
   const double difference = RelativeDifference(gpu, cpu);
-  const Quality q = Compare(gpu, Truth(), CentralRegion());
+  const Quality q = Compare(gpu, FDKTruth(), FDKCentralRegion());
   std::cout << "CUDA FDK vs CPU: " << difference << "; vs phantom: MAE " << q.meanAbsoluteError << ", PSNR " << q.psnr
             << " dB" << std::endl;
   // Exact equality stage by stage: EachStageMatchesCpuOnTheFDKProblem.
@@ -258,13 +243,62 @@ TEST_F(CudaFDK, ShortScanAndDisplacedDetectorMatchCpu)
     auto gpuIn = Project<CudaImageType>(geometry);
     auto cpu = Reconstruct<ImageType, FDKConeBeamReconstructionFilter<ImageType>>(geometry, cpuIn);
     auto gpu = Reconstruct<CudaImageType, FDK>(geometry, gpuIn);
-    const Quality q = Compare(gpu, Truth(), CentralRegion());
+    const Quality q = Compare(gpu, FDKTruth(), FDKCentralRegion());
     std::cout << "CUDA FDK: MAE " << q.meanAbsoluteError << ", PSNR " << q.psnr << " dB" << std::endl;
     EXPECT_LT(RelativeDifference(gpu, cpu), HardwareFilterTolerance);
     EXPECT_LE(q.meanAbsoluteError, 0.03);
     EXPECT_GE(q.psnr, 26.);
   }
 }
+
+class CudaFDKGeometry : public ::testing::TestWithParam<FDKGeometryCase>
+{
+protected:
+  void
+  SetUp() override
+  {
+    std::string why;
+    if (!CudaDeviceAvailable(&why))
+      GTEST_SKIP() << why;
+  }
+};
+
+TEST_P(CudaFDKGeometry, MatchesCpuAndMeetsRTKThresholds)
+{
+  // The CPU suite's geometry matrix (cbctFDKGeometryTest) on the GPU: the weighting stage equal to
+  // the CPU's, the whole FDK within the texture unit's tolerance of it, and RTK's thresholds.
+  using FDK = CudaFDKConeBeamReconstructionFilter<CudaImageType>;
+  const FDKGeometryCase & c = GetParam();
+  auto geometry = c.make(c.weighted ? 360 : 180);
+  auto cpuIn = ProjectSheppLogan<ImageType>(geometry);
+  auto gpuIn = ProjectSheppLogan<CudaImageType>(geometry);
+
+  auto cpuWeight = FDKWeightProjectionFilter<ImageType>::New();
+  auto gpuWeight = CudaFDKWeightProjectionFilter<CudaImageType>::New();
+  cpuWeight->SetInput(cpuIn);
+  gpuWeight->SetInput(gpuIn);
+  cpuWeight->SetGeometry(geometry);
+  gpuWeight->SetGeometry(geometry);
+  cpuWeight->SetFieldOfViewRadius(0.5 * (Voxels - 1.)); // the test volume's, as the FDK filter sets it
+  gpuWeight->SetFieldOfViewRadius(0.5 * (Voxels - 1.));
+  cpuWeight->Update();
+  gpuWeight->Update();
+  ASSERT_EQ(gpuWeight->GetOutput()->GetBufferedRegion(), cpuWeight->GetOutput()->GetBufferedRegion());
+  EXPECT_LT(RelativeDifference(gpuWeight->GetOutput(), cpuWeight->GetOutput()), 1e-6) << "weighting";
+
+  auto cpu = Reconstruct<ImageType, FDKConeBeamReconstructionFilter<ImageType>>(geometry, cpuIn);
+  auto gpu = Reconstruct<CudaImageType, FDK>(geometry, gpuIn);
+  const double difference = RelativeDifference(gpu, cpu);
+  const Quality q = Compare(gpu, FDKTruth(), FDKCentralRegion());
+  std::cout << c.name << ": CUDA vs CPU " << difference << "; CUDA vs phantom: MAE " << q.meanAbsoluteError << ", PSNR "
+            << q.psnr << " dB" << std::endl;
+  EXPECT_LT(difference, HardwareFilterTolerance);
+  EXPECT_LE(q.meanAbsoluteError, 0.03);
+  EXPECT_GE(q.psnr, 26.);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CudaFDKGeometry, ::testing::ValuesIn(FDKGeometryCases()),
+                         [](const ::testing::TestParamInfo<FDKGeometryCase> & info) { return CaseTestName(info.param.name); });
 
 TEST_F(CudaFDK, StreamedInFourSlabsEqualsWhole)
 {

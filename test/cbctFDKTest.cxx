@@ -1,7 +1,7 @@
 // FDK on the CPU against the Shepp-Logan phantom: full scan, short scan (Parker), displaced
 // detector, bare-matrix geometry, streaming, and bad input.
 #include "cbctFDKConeBeamReconstructionFilter.h"
-#include "cbctTestHelpers.h"
+#include "cbctFDKGeometryCases.h"
 
 #include <gtest/gtest.h>
 #include <itkImageRegionSplitterDirection.h>
@@ -12,29 +12,10 @@ using namespace cbct::test;
 
 namespace
 {
-constexpr unsigned int Voxels = 128;
+constexpr unsigned int Voxels = FDKVoxels;
 constexpr double VoxelMm = 1.;
-constexpr unsigned int DetectorPixels = 200;
-constexpr double PixelMm = 1.2;
-
-/** The 2x2x2-supersampled truth, made once for every test. */
-const ImageType *
-Truth()
-{
-  static ImageType::Pointer truth = VoxelizedPhantom(SheppLogan(), Voxels, VoxelMm, 2);
-  return truth;
-}
-
-/** Central region: the middle half of the slices along the rotation axis (y), where the cone angle
- * is small enough for FDK's approximation, and all of x and z. */
-ImageType::RegionType
-CentralRegion()
-{
-  ImageType::RegionType region(ImageType::SizeType{ { Voxels, Voxels, Voxels } });
-  region.SetIndex(1, Voxels / 4);
-  region.SetSize(1, Voxels / 2);
-  return region;
-}
+constexpr unsigned int DetectorPixels = FDKDetectorPixels;
+constexpr double PixelMm = FDKPixelMm;
 
 ImageType::Pointer
 Reconstruct(const ThreeDCircularProjectionGeometry * geometry, const ImageType * projections, unsigned int slabs = 1)
@@ -54,7 +35,7 @@ Reconstruct(const ThreeDCircularProjectionGeometry * geometry, const ImageType *
 void
 ExpectQuality(const ImageType * reconstruction, double maxMae, double minPsnr, const char * what)
 {
-  const Quality q = Compare(reconstruction, Truth(), CentralRegion());
+  const Quality q = Compare(reconstruction, FDKTruth(), FDKCentralRegion());
   std::cout << what << ": MAE " << q.meanAbsoluteError << ", PSNR " << q.psnr << " dB over " << q.voxels << " voxels"
             << std::endl;
   EXPECT_LE(q.meanAbsoluteError, maxMae) << what;

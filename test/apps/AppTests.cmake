@@ -15,6 +15,11 @@ add_test(NAME apps.end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/end_to_end.sh ${cbct_bin} ${cbct_app_work}/end_to_end)
 set_tests_properties(apps.end_to_end PROPERTIES TIMEOUT 300)
 
+# cbct-fdk on a source offset (no displaced-detector weighting) and a half fan (weighted), with --verbose.
+add_test(NAME apps.fdk_geometry
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/fdk_geometry.sh ${cbct_bin} ${cbct_app_work}/fdk_geometry)
+set_tests_properties(apps.fdk_geometry PROPERTIES TIMEOUT 300)
+
 # simulate -> sart / cgls / osem -> compare, and cbct-forward.
 add_test(NAME apps.iterative_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/iterative_end_to_end.sh ${cbct_bin} ${cbct_app_work}/iterative_end_to_end)
