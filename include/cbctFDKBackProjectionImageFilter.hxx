@@ -3,6 +3,7 @@
 
 #include "cbctDetectorCoordinates.h"
 #include "cbctInputChecks.h"
+#include "cbctVoxelRunBackProjection.h"
 
 #include <itkImageAlgorithm.h>
 #include <itkTotalProgressReporter.h>
@@ -274,26 +275,26 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerate
     for (int run = RunStart(zFirst); run < zEnd; run += BackProjectionRun)
     {
       const float fz = static_cast<float>(run);
+      VoxelRunLaunch<typename ProjectionImageType::PixelType> launch;
+      launch.nx = nx;
+      launch.ny = ny;
+      launch.firstColumn = firstColumn;
+      launch.firstRow = firstRow;
+      launch.x0 = static_cast<int>(region.GetIndex(0));
+      launch.width = static_cast<int>(width);
+      launch.y = fy;
+      launch.z = fz;
+      launch.rFirst = std::max(0, zFirst - run);
+      launch.rEnd = std::min(BackProjectionRun, zEnd - run);
+      launch.distanceWeight = true;
+      launch.sum = sum.data();
       for (std::size_t k = 0; k < m_Matrices.size(); ++k)
       {
         if (k % BackProjectionBatch == 0)
           std::fill(sum.begin(), sum.end(), 0.f);
-        const float * m = m_Matrices[k].matrix;
-        const float * p = data + k * slice;
-        for (itk::SizeValueType x = 0; x < width; ++x)
-        {
-          const float fx = static_cast<float>(region.GetIndex(0) + static_cast<itk::IndexValueType>(x));
-          float hu, hv, hw;
-          HomogeneousAt(m, fx, fy, fz, hu, hv, hw);
-          for (int r = 0; r < BackProjectionRun; ++r, hu += m[2], hv += m[6], hw += m[10])
-          {
-            if (run + r < zFirst || run + r >= zEnd || !(hw < 0.f))
-              continue; // outside this region, or behind the source
-            const float inv = 1.f / hw;
-            const float u = MulRn(hu, inv), v = MulRn(hv, inv);
-            sum[r * width + x] += DetectorSample(p, nx, ny, firstColumn, firstRow, u, v) * (inv * inv);
-          }
-        }
+        launch.matrix = m_Matrices[k].matrix;
+        launch.projection = data + k * slice;
+        AccumulateVoxelRun(launch);
         if ((k + 1) % BackProjectionBatch == 0 || k + 1 == m_Matrices.size())
           this->AddRun(sum, output, region, index, run, zFirst, zEnd);
       }

@@ -6,6 +6,7 @@
 #include "cbctFDKBackProjectionImageFilter.h" // VoxelToPixelMatrices()
 #include "cbctProjectorOperator.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
+#include "cbctVoxelRunBackProjection.h"
 
 #include <itkMultiThreaderBase.h>
 
@@ -91,23 +92,21 @@ public:
         for (std::size_t begin = 0; begin < subset.size(); begin += BackProjectionBatch)
         {
           std::fill(sum.begin(), sum.end(), 0.f);
+          VoxelRunLaunch<float> launch;
+          launch.nx = m_Columns;
+          launch.ny = m_Rows;
+          launch.firstColumn = m_FirstColumn;
+          launch.firstRow = m_FirstRow;
+          launch.x0 = m_First[0];
+          launch.width = m_Size[0];
+          launch.y = fy;
+          launch.z = fz;
+          launch.sum = sum.data();
           for (std::size_t n = begin; n < std::min(subset.size(), begin + BackProjectionBatch); ++n)
           {
-            const float * m = m_Matrices[subset[n]].matrix;
-            const float * p = projections + subset[n] * PixelsPerProjection();
-            for (int x = 0; x < m_Size[0]; ++x)
-            {
-              float hu, hv, hw;
-              HomogeneousAt(m, static_cast<float>(m_First[0] + x), fy, fz, hu, hv, hw);
-              for (int r = 0; r < BackProjectionRun; ++r, hu += m[2], hv += m[6], hw += m[10])
-              {
-                if (!(hw < 0.f))
-                  continue; // behind the source
-                const float inv = 1.f / hw;
-                sum[r * m_Size[0] + x] +=
-                  DetectorSample(p, m_Columns, m_Rows, m_FirstColumn, m_FirstRow, MulRn(hu, inv), MulRn(hv, inv));
-              }
-            }
+            launch.matrix = m_Matrices[subset[n]].matrix;
+            launch.projection = projections + subset[n] * PixelsPerProjection();
+            AccumulateVoxelRun(launch);
           }
           for (std::size_t i = 0; i < sum.size(); ++i)
             total[i] += sum[i];
