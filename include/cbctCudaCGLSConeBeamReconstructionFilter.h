@@ -45,7 +45,8 @@ protected:
     output->SetBufferedRegion(output->GetRequestedRegion());
     output->Allocate(); // the initial volume is uploaded below, not copied on the host
     const std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
-      this->GetForwardProjector(), this->GetBackProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry());
+      this->GetForwardProjector(), this->GetBackProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry(),
+      this->GetAttenuationMap(), this->GetCollimatorBlur());
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
     const std::size_t voxels = A->Voxels(), pixels = A->PixelsPerProjection() * count;
     const auto n = static_cast<long long>(voxels), m = static_cast<long long>(pixels);

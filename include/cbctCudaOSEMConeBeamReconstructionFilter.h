@@ -47,7 +47,8 @@ protected:
     Superclass::PrepareInitialVolume(output);
 
     const std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
-      this->GetForwardProjector(), this->GetBackProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry());
+      this->GetForwardProjector(), this->GetBackProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry(),
+      this->GetAttenuationMap(), this->GetCollimatorBlur());
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
     const std::size_t voxels = A->Voxels(), pixelsPerProjection = A->PixelsPerProjection();
     const std::size_t pixels = pixelsPerProjection * count;

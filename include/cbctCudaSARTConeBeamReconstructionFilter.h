@@ -40,7 +40,8 @@ protected:
     output->SetBufferedRegion(output->GetRequestedRegion());
     output->Allocate(); // the initial volume is uploaded below, not copied on the host
     const std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
-      this->GetForwardProjector(), this->GetBackProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry());
+      this->GetForwardProjector(), this->GetBackProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry(),
+      this->GetAttenuationMap(), this->GetCollimatorBlur());
     const std::size_t voxels = A->Voxels();
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
     const std::size_t pixels = A->PixelsPerProjection() * count;

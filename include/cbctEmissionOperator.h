@@ -20,7 +20,9 @@ namespace cbct
  * front to back. Forward() works view by view, each in its own lattice buffer; Back() gives each
  * work unit its own partial volume (double), summed in a fixed order, so results do not depend on
  * scheduling. Memory per thread: one view's lattice (slices x detector pixels floats) and, for Back(),
- * one volume of doubles.
+ * one volume of doubles. The transmissions exp(-mu l) of the lattice cells, which every call needs
+ * again, are kept for as many views as fit TransmissionCacheBytes (256 MiB) and computed afresh for
+ * the others.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
@@ -37,8 +39,19 @@ public:
     {
       EmissionLattice::CheckAttenuation(attenuation);
       m_Attenuation = attenuation->GetBufferPointer();
+      // Which views keep their transmissions: the first ones that fit the cache.
+      m_Transmissions.resize(geometry->GetNumberOfProjections());
+      std::size_t bytes = 0;
+      for (unsigned int k = 0; k < m_Transmissions.size(); ++k)
+      {
+        bytes += m_Lattice.Cells(k) * sizeof(float);
+        m_Transmissions[k].cached = bytes <= TransmissionCacheBytes;
+      }
     }
   }
+
+  /** Bytes of transmissions the operator keeps between calls. */
+  static constexpr std::size_t TransmissionCacheBytes = std::size_t(256) << 20;
 
   const EmissionLattice &
   Lattice() const
@@ -69,8 +82,8 @@ public:
         const EmissionView & v = m_Lattice.Views()[k];
         std::vector<float> cells(m_Lattice.Cells(k), 0.f);
         this->Splat(v, volume, cells.data());
-        std::vector<float> plane(this->PixelsPerProjection());
-        this->Composite(v, cells.data(), plane.data());
+        std::vector<float> plane(this->PixelsPerProjection()), scratch;
+        this->Composite(v, cells.data(), this->Transmissions(k, scratch), plane.data());
         float * out = projections + static_cast<std::size_t>(k) * this->PixelsPerProjection();
         for (std::size_t p = 0; p < plane.size(); ++p)
           out[p] = add ? out[p] + plane[p] : plane[p];
@@ -93,8 +106,9 @@ public:
         {
           const unsigned int k = subset[n];
           const EmissionView & v = m_Lattice.Views()[k];
-          std::vector<float> cells(m_Lattice.Cells(k));
-          this->CompositeTransposed(v, projections + static_cast<std::size_t>(k) * this->PixelsPerProjection(), cells.data());
+          std::vector<float> cells(m_Lattice.Cells(k)), scratch;
+          this->CompositeTransposed(v, projections + static_cast<std::size_t>(k) * this->PixelsPerProjection(),
+                                    this->Transmissions(k, scratch), cells.data());
           this->Gather(v, cells.data(), partial[unit].data());
         }
       },
@@ -161,18 +175,34 @@ private:
         plane[j * columns + i] = EmissionBlurAt(scratch + i, columns, rows, j, taps + step.firstV, step.radiusV);
   }
 
-  /** Transmission and emission scale of cell (i, j, s). */
-  float
-  Cell(const EmissionView & v, int i, int j, int s, float & scale) const
+  /** The transmissions of view k's cells (slice after slice), kept when the cache holds the view:
+   * into `scratch` otherwise; null without an attenuation map (every transmission is 1). Each view is
+   * worked on by one thread at a time, so filling its cache entry needs no lock. */
+  const float *
+  Transmissions(unsigned int k, std::vector<float> & scratch) const
   {
-    float length;
-    scale = EmissionScale(v, i, j, s, length);
-    return EmissionTransmission(v, m_Attenuation, m_Lattice.AttenuationSize(), i, j, s);
+    if (m_Attenuation == nullptr)
+      return nullptr;
+    Transmission & entry = m_Transmissions[k];
+    std::vector<float> & values = entry.cached ? entry.values : scratch;
+    if (!entry.cached || values.empty())
+    {
+      const EmissionView & v = m_Lattice.Views()[k];
+      const int columns = m_Lattice.Columns(), rows = m_Lattice.Rows();
+      values.resize(m_Lattice.Cells(k));
+      std::size_t c = 0;
+      for (int s = 0; s < v.slices; ++s)
+        for (int j = 0; j < rows; ++j)
+          for (int i = 0; i < columns; ++i, ++c)
+            values[c] = EmissionTransmission(v, m_Attenuation, m_Lattice.AttenuationSize(), i, j, s);
+    }
+    return values.data();
   }
 
-  /** out = the view's projection of its lattice `cells`: back to front, B = G_s(B) T_s + H_s. */
+  /** out = the view's projection of its lattice `cells`, whose transmissions are `transmissions`
+   * (null: 1): back to front, B = G_s(B) T_s + H_s. */
   void
-  Composite(const EmissionView & v, const float * cells, float * out) const
+  Composite(const EmissionView & v, const float * cells, const float * transmissions, float * out) const
   {
     const int columns = m_Lattice.Columns(), rows = m_Lattice.Rows();
     const std::size_t plane = static_cast<std::size_t>(columns) * rows;
@@ -184,11 +214,13 @@ private:
       if (s + 1 < v.slices)
         this->Blur(steps[s], out, scratch.data());
       const float * l = cells + static_cast<std::size_t>(s) * plane;
+      const float * transmission = transmissions ? transmissions + static_cast<std::size_t>(s) * plane : nullptr;
       for (int j = 0; j < rows; ++j)
         for (int i = 0; i < columns; ++i)
         {
-          float scale;
-          const float t = this->Cell(v, i, j, s, scale);
+          float length;
+          const float scale = EmissionScale(v, i, j, s, length);
+          const float t = transmission ? transmission[j * columns + i] : 1.f;
           float & b = out[j * columns + i];
           b = AddRn(MulRn(b, t), MulRn(MulRn(l[j * columns + i], scale), sqrtf(t)));
         }
@@ -199,7 +231,7 @@ private:
 
   /** cells = the transpose of Composite() applied to the projection `in`: front to back. */
   void
-  CompositeTransposed(const EmissionView & v, const float * in, float * cells) const
+  CompositeTransposed(const EmissionView & v, const float * in, const float * transmissions, float * cells) const
   {
     const int columns = m_Lattice.Columns(), rows = m_Lattice.Rows();
     const std::size_t plane = static_cast<std::size_t>(columns) * rows;
@@ -211,11 +243,13 @@ private:
     for (int s = 0; s < v.slices; ++s)
     {
       float * y = cells + static_cast<std::size_t>(s) * plane;
+      const float * transmission = transmissions ? transmissions + static_cast<std::size_t>(s) * plane : nullptr;
       for (int j = 0; j < rows; ++j)
         for (int i = 0; i < columns; ++i)
         {
-          float scale;
-          const float t = this->Cell(v, i, j, s, scale);
+          float length;
+          const float scale = EmissionScale(v, i, j, s, length);
+          const float t = transmission ? transmission[j * columns + i] : 1.f;
           float & b = a[j * columns + i];
           y[j * columns + i] = MulRn(MulRn(b, scale), sqrtf(t));
           b = MulRn(b, t);
@@ -225,8 +259,15 @@ private:
     }
   }
 
+  struct Transmission
+  {
+    bool cached = false;
+    std::vector<float> values;
+  };
+
   EmissionLattice m_Lattice;
   const float * m_Attenuation = nullptr;
+  mutable std::vector<Transmission> m_Transmissions;
 };
 
 } // namespace cbct

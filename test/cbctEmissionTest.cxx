@@ -201,65 +201,33 @@ TEST(EmissionProjector, BlurredPointIsAGaussianOfSigmaDAndKeepsTheAttenuatedCoun
 
 namespace
 {
-/** <Ax, y> / <x, A^T y> of the emission pair on random data with a random attenuation map on its own
- * grid and a collimator blur. */
+/** <Ax, y> / <x, A^T y> of the emission pair on random data (RandomEmissionProblem()). */
 double
 AdjointRatio(const ThreeDCircularProjectionGeometry * geometry, double & product)
 {
-  auto volume = Volume(24, 4.);
-  auto x = Copy<ImageType>(volume, false, 5);
-  auto muGrid = ImageType::New();
-  muGrid->SetRegions(ImageType::RegionType(ImageType::IndexType{ { 2, -1, 0 } }, ImageType::SizeType{ { 22, 19, 23 } }));
-  const double spacing[3] = { 5., 4.5, 5. };
-  muGrid->SetSpacing(spacing);
-  ImageType::PointType origin;
-  origin[0] = -60.;
-  origin[1] = -40.;
-  origin[2] = -50.;
-  muGrid->SetOrigin(origin);
-  muGrid->Allocate();
-  auto mu = Copy<ImageType>(muGrid, false, 6);
-  for (float * m = mu->GetBufferPointer(); m < mu->GetBufferPointer() + mu->GetBufferedRegion().GetNumberOfPixels(); ++m)
-    *m *= 0.03f;
-  auto stack = ImageType::New();
-  stack->SetRegions(ImageType::RegionType(ImageType::IndexType{ { 3, -2, 0 } },
-                                          ImageType::SizeType{ { 36, 30, geometry->GetNumberOfProjections() } }));
-  const double pixel[3] = { 3.5, 4., 1. };
-  stack->SetSpacing(pixel);
-  ImageType::PointType stackOrigin;
-  stackOrigin[0] = -70.;
-  stackOrigin[1] = -55.;
-  stackOrigin[2] = 0.;
-  stack->SetOrigin(stackOrigin);
-  stack->Allocate();
-  auto y = Copy<ImageType>(stack, false, 7);
-  CollimatorBlur blur;
-  blur.sigma0 = 2.;
-  blur.slope = 0.02;
+  const EmissionProblem e = RandomEmissionProblem(geometry);
   auto forward = EmissionForwardProjectionImageFilter<ImageType>::New();
-  forward->SetInput(0, Zeros(y));
-  forward->SetActivity(x);
-  forward->SetAttenuationMap(mu);
-  forward->SetCollimatorBlur(blur);
+  forward->SetInput(0, Zeros(e.y));
+  forward->SetActivity(e.x);
+  forward->SetAttenuationMap(e.mu);
+  forward->SetCollimatorBlur(e.blur);
   forward->SetGeometry(geometry);
   forward->Update();
   auto back = EmissionBackProjectionImageFilter<ImageType>::New();
-  back->SetInput(0, Zeros(x));
-  back->SetProjections(y);
-  back->SetAttenuationMap(mu);
-  back->SetCollimatorBlur(blur);
+  back->SetInput(0, Zeros(e.x));
+  back->SetProjections(e.y);
+  back->SetAttenuationMap(e.mu);
+  back->SetCollimatorBlur(e.blur);
   back->SetGeometry(geometry);
   back->Update();
-  product = Dot(forward->GetOutput(), y);
-  return product / Dot(x, back->GetOutput());
+  product = Dot(forward->GetOutput(), e.y);
+  return product / Dot(e.x, back->GetOutput());
 }
 } // namespace
 
 TEST(EmissionProjector, ForwardAndBackProjectionsAreAdjointInParallelBeam)
 {
-  auto geometry = ThreeDCircularProjectionGeometry::New();
-  for (unsigned int k = 0; k < 20; ++k)
-    geometry->AddProjection(150. + 3. * k, 0., 18. * k + 1., 2. - 0.3 * k, 1.5, k == 7 ? 25. : 0., k == 9 ? 10. : 0.);
+  auto geometry = IrregularSpectGeometry();
   double product = 0.;
   const double ratio = AdjointRatio(geometry, product);
   std::cout << "emission pair, parallel: <Ax, y> / <x, A^T y> = " << ratio << std::endl;
@@ -269,11 +237,7 @@ TEST(EmissionProjector, ForwardAndBackProjectionsAreAdjointInParallelBeam)
 
 TEST(EmissionProjector, ForwardAndBackProjectionsAreAdjointInConeBeam)
 {
-  auto geometry = CircularGeometry(19, 360., 400., 650., 4., -3.);
-  auto m = geometry->GetMatrix(4);
-  m(0, 3) += 30.;
-  geometry->AddProjection(m);
-  geometry->AddProjection(400., 650., 33., 0., 0., 20., 5., 10., -5.);
+  auto geometry = IrregularConeGeometry();
   double product = 0.;
   const double ratio = AdjointRatio(geometry, product);
   std::cout << "emission pair, cone beam: <Ax, y> / <x, A^T y> = " << ratio << std::endl;

@@ -3,6 +3,7 @@
 
 // Helpers of the emission tests (CPU and CUDA): SPECT-like geometries, an attenuation cylinder
 // voxelized with exact area fractions, point sources, and the analytic path to a cylinder's edge.
+#include "cbctEmissionLattice.h"
 #include "cbctIterativeTestHelpers.h"
 
 #include <cmath>
@@ -103,6 +104,72 @@ ProjectionSum(const ImageType * stack, unsigned int k)
   for (std::size_t i = 0; i < size[0] * size[1]; ++i)
     sum += p[i];
   return sum;
+}
+
+/** 20 parallel views whose detector distance and offsets vary, one tilted out of plane and one in plane. */
+inline ThreeDCircularProjectionGeometry::Pointer
+IrregularSpectGeometry()
+{
+  auto geometry = ThreeDCircularProjectionGeometry::New();
+  for (unsigned int k = 0; k < 20; ++k)
+    geometry->AddProjection(150. + 3. * k, 0., 18. * k + 1., 2. - 0.3 * k, 1.5, k == 7 ? 25. : 0., k == 9 ? 10. : 0.);
+  return geometry;
+}
+
+/** 21 cone-beam views with detector offsets, a bare matrix and a tilted view with source offsets. */
+inline ThreeDCircularProjectionGeometry::Pointer
+IrregularConeGeometry()
+{
+  auto geometry = CircularGeometry(19, 360., 400., 650., 4., -3.);
+  auto m = geometry->GetMatrix(4);
+  m(0, 3) += 30.;
+  geometry->AddProjection(m);
+  geometry->AddProjection(400., 650., 33., 0., 0., 20., 5., 10., -5.);
+  return geometry;
+}
+
+/** Random data for the emission pair's adjoint and CPU-GPU tests: an activity volume (24^3 of 4 mm),
+ * an attenuation map on its own grid (mu up to 0.03/mm), a projection stack that does not start at
+ * index 0 with non-square pixels, and a collimator blur. */
+struct EmissionProblem
+{
+  ImageType::Pointer x, mu, y;
+  CollimatorBlur blur;
+};
+
+inline EmissionProblem
+RandomEmissionProblem(const ThreeDCircularProjectionGeometry * geometry, unsigned int columns = 36, unsigned int rows = 30)
+{
+  EmissionProblem e;
+  e.x = Copy<ImageType>(Volume(24, 4.), false, 5);
+  auto muGrid = ImageType::New();
+  muGrid->SetRegions(ImageType::RegionType(ImageType::IndexType{ { 2, -1, 0 } }, ImageType::SizeType{ { 22, 19, 23 } }));
+  const double spacing[3] = { 5., 4.5, 5. };
+  muGrid->SetSpacing(spacing);
+  ImageType::PointType origin;
+  origin[0] = -60.;
+  origin[1] = -40.;
+  origin[2] = -50.;
+  muGrid->SetOrigin(origin);
+  muGrid->Allocate();
+  e.mu = Copy<ImageType>(muGrid, false, 6);
+  for (float * m = e.mu->GetBufferPointer(); m < e.mu->GetBufferPointer() + e.mu->GetBufferedRegion().GetNumberOfPixels(); ++m)
+    *m *= 0.03f;
+  auto stack = ImageType::New();
+  stack->SetRegions(ImageType::RegionType(ImageType::IndexType{ { 3, -2, 0 } },
+                                          ImageType::SizeType{ { columns, rows, geometry->GetNumberOfProjections() } }));
+  const double pixel[3] = { 126. / columns, 120. / rows, 1. };
+  stack->SetSpacing(pixel);
+  ImageType::PointType stackOrigin;
+  stackOrigin[0] = -70.;
+  stackOrigin[1] = -55.;
+  stackOrigin[2] = 0.;
+  stack->SetOrigin(stackOrigin);
+  stack->Allocate();
+  e.y = Copy<ImageType>(stack, false, 7);
+  e.blur.sigma0 = 2.;
+  e.blur.slope = 0.02;
+  return e;
 }
 
 } // namespace cbct::test
