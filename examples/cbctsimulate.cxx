@@ -231,7 +231,8 @@ Simulate(const Options & o)
     detector->SetSize(imageSize);
     detector->SetSpacing(imageSpacing);
     detector->SetOrigin(origin);
-    cbct::EmissionForwardProjectionImageFilter<ImageType>::Pointer forward;
+    // The CUDA twin derives from ForwardProjectionImageFilter (with the emission projector chosen).
+    cbct::ForwardProjectionImageFilter<ImageType>::Pointer forward;
 #if CBCT_USE_CUDA
     if (o.hardware == "cuda")
       forward = cbct::CudaEmissionForwardProjectionImageFilter<ImageType>::New().GetPointer();
@@ -239,7 +240,7 @@ Simulate(const Options & o)
 #endif
       forward = cbct::EmissionForwardProjectionImageFilter<ImageType>::New();
     forward->SetInput(0, detector->GetOutput());
-    forward->SetActivity(activity);
+    forward->SetVolume(activity);
     forward->SetAttenuationMap(mu);
     forward->SetCollimatorBlur(blur);
     forward->SetGeometry(geometry);

@@ -21,7 +21,9 @@ namespace cbct
  * through exp(-mu l) and composites the slices back to front in one block per view with the
  * detector plane in shared memory; A^T composites front to back and gathers each voxel's cells. A
  * subset's views go in batches whose lattices fit the device memory budget (default: a third of the
- * free memory at construction, at most 4 GiB). The attenuation map stays on the device.
+ * free memory at construction, at most 4 GiB). The attenuation map stays on the device, and so do the
+ * transmissions exp(-mu l) of every view's cells, computed once, when they fit a quarter of the free
+ * memory (otherwise each batch computes its own).
  * \ingroup ConeBeamCT
  */
 class CudaEmissionOperator : public CudaProjectorOperator
@@ -59,6 +61,7 @@ public:
     std::size_t freeBytes = 0, totalBytes = 0;
     CudaMemoryInfo(freeBytes, totalBytes);
     m_BudgetBytes = std::min<double>(freeBytes / 3., 4. * (1ull << 30));
+    m_CacheBytes = 0.25 * static_cast<double>(freeBytes);
   }
 
   std::size_t
@@ -79,6 +82,13 @@ public:
     m_BudgetBytes = bytes;
     m_Batches.clear();
   }
+  /** The device memory every view's transmissions may take to be kept (bytes; default a quarter of
+   * the free memory at construction); 0 computes them for each batch. Before the first projection. */
+  void
+  SetTransmissionCacheBytes(double bytes)
+  {
+    m_CacheBytes = bytes;
+  }
 
   /** projections[k] = A_k volume for the k of `subset` (device buffers). */
   void
@@ -91,7 +101,8 @@ public:
       launch.volume = const_cast<float *>(volume);
       launch.projections = projections;
       CudaCheck(cudaMemsetAsync(launch.cells, 0, batch.cells * sizeof(float), nullptr), "cudaMemsetAsync (emission lattice)");
-      CudaCheck(LaunchEmissionTransmission(launch, nullptr), "LaunchEmissionTransmission");
+      if (!m_TransmissionsCached)
+        CudaCheck(LaunchEmissionTransmission(launch, nullptr), "LaunchEmissionTransmission");
       CudaCheck(LaunchEmissionSplat(launch, nullptr), "LaunchEmissionSplat");
       CudaCheck(LaunchEmissionForwardComposite(launch, nullptr), "LaunchEmissionForwardComposite");
     }
@@ -109,7 +120,8 @@ public:
       launch.volume = volume;
       launch.projections = const_cast<float *>(projections);
       launch.accumulate = accumulate ? 1 : 0;
-      CudaCheck(LaunchEmissionTransmission(launch, nullptr), "LaunchEmissionTransmission");
+      if (!m_TransmissionsCached)
+        CudaCheck(LaunchEmissionTransmission(launch, nullptr), "LaunchEmissionTransmission");
       CudaCheck(LaunchEmissionBackComposite(launch, nullptr), "LaunchEmissionBackComposite");
       CudaCheck(LaunchEmissionGather(launch, nullptr), "LaunchEmissionGather");
       accumulate = true;
@@ -124,10 +136,49 @@ private:
   {
     std::shared_ptr<CudaDeviceBuffer<unsigned int>> views;
     std::shared_ptr<CudaDeviceBuffer<long long>> offsets;
+    std::shared_ptr<CudaDeviceBuffer<long long>> transmissionOffsets; // into the cache, or `offsets`
     int count = 0;
     std::size_t cells = 0;
     long long largestCells = 0;
   };
+
+  /** Every view's transmissions in one device buffer, computed now, when they take at most `bytes`. */
+  void
+  CacheTransmissions(double bytes)
+  {
+    const unsigned int count = static_cast<unsigned int>(m_Lattice.Views().size());
+    std::vector<unsigned int> ids(count);
+    std::vector<long long> offsets(count);
+    std::size_t cells = 0;
+    long long largest = 0;
+    for (unsigned int k = 0; k < count; ++k)
+    {
+      ids[k] = k;
+      offsets[k] = static_cast<long long>(cells);
+      cells += m_Lattice.Cells(k);
+      largest = std::max<long long>(largest, static_cast<long long>(m_Lattice.Cells(k)));
+    }
+    if (count == 0 || static_cast<double>(cells) * sizeof(float) > bytes)
+      return;
+    m_TransmissionCache.Reserve(std::max<std::size_t>(cells, 1), "emission transmissions");
+    m_CacheOffsets.Upload(offsets);
+    m_CacheOffsetsHost = offsets;
+    CudaDeviceBuffer<unsigned int> all;
+    all.Upload(ids);
+    // At most 65535 views per launch (the grid's y extent).
+    for (unsigned int first = 0; first < count; first += 65535)
+    {
+      CudaEmissionLaunch launch = m_Launch;
+      launch.batch = all.Data() + first;
+      launch.transmissionOffsets = m_CacheOffsets.Data() + first;
+      launch.count = static_cast<int>(std::min<unsigned int>(65535, count - first));
+      launch.largestCells = largest;
+      launch.transmission = m_TransmissionCache.Data();
+      CudaCheck(LaunchEmissionTransmission(launch, nullptr), "LaunchEmissionTransmission");
+    }
+    CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (emission transmissions)");
+    m_TransmissionsCached = true;
+  }
 
   /** The batches of `subset` (made once per subset). */
   const std::vector<Batch> &
@@ -136,8 +187,11 @@ private:
     auto found = m_Batches.find(subset);
     if (found != m_Batches.end())
       return found->second;
+    if (!m_CacheDecided && m_Launch.mu)
+      this->CacheTransmissions(m_CacheBytes);
+    m_CacheDecided = true;
     const std::vector<unsigned int> & views = this->HostSubset(subset);
-    const double perCell = m_Launch.mu ? 2. * sizeof(float) : sizeof(float); // lattice (+ transmission)
+    const double perCell = m_Launch.mu && !m_TransmissionsCached ? 2. * sizeof(float) : sizeof(float); // lattice (+ transmission)
     std::vector<Batch> batches;
     std::vector<unsigned int> ids;
     std::vector<long long> offsets;
@@ -151,6 +205,15 @@ private:
       b.views->Upload(ids);
       b.offsets = std::make_shared<CudaDeviceBuffer<long long>>();
       b.offsets->Upload(offsets);
+      b.transmissionOffsets = b.offsets;
+      if (m_TransmissionsCached)
+      {
+        std::vector<long long> cached;
+        for (unsigned int k : ids)
+          cached.push_back(m_CacheOffsetsHost[k]);
+        b.transmissionOffsets = std::make_shared<CudaDeviceBuffer<long long>>();
+        b.transmissionOffsets->Upload(cached);
+      }
       b.count = static_cast<int>(ids.size());
       b.cells = cells;
       b.largestCells = largest;
@@ -174,7 +237,7 @@ private:
     for (const Batch & b : batches)
     {
       m_Cells.Reserve(std::max<std::size_t>(b.cells, 1), "emission lattices");
-      if (m_Launch.mu)
+      if (m_Launch.mu && !m_TransmissionsCached)
         m_Transmission.Reserve(std::max<std::size_t>(b.cells, 1), "emission transmissions");
       if (!m_SharedPlanes)
         m_Scratch.Reserve(2 * this->PixelsPerProjection() * b.count, "emission detector planes");
@@ -190,8 +253,9 @@ private:
     launch.offsets = batch.offsets->Data();
     launch.count = batch.count;
     launch.largestCells = batch.largestCells;
+    launch.transmissionOffsets = batch.transmissionOffsets->Data();
     launch.cells = m_Cells.Data();
-    launch.transmission = m_Launch.mu ? m_Transmission.Data() : nullptr;
+    launch.transmission = !m_Launch.mu ? nullptr : (m_TransmissionsCached ? m_TransmissionCache.Data() : m_Transmission.Data());
     launch.scratch = m_SharedPlanes ? nullptr : m_Scratch.Data();
     return launch;
   }
@@ -205,6 +269,12 @@ private:
   CudaDeviceBuffer<float> m_Cells;
   CudaDeviceBuffer<float> m_Transmission;
   CudaDeviceBuffer<float> m_Scratch;
+  CudaDeviceBuffer<float> m_TransmissionCache;
+  CudaDeviceBuffer<long long> m_CacheOffsets;
+  std::vector<long long> m_CacheOffsetsHost;
+  bool m_TransmissionsCached = false;
+  bool m_CacheDecided = false;
+  double m_CacheBytes = 0.;
   std::map<const CudaDeviceBuffer<unsigned int> *, std::vector<Batch>> m_Batches;
   bool m_SharedPlanes = true;
   double m_BudgetBytes = 0.;

@@ -5,11 +5,16 @@ namespace cbct
 
 namespace
 {
-constexpr int CellThreads = 256;       // threads per block of the per-cell and per-voxel kernels
-constexpr int CompositeThreads = 1024; // threads per block (one block per view) of the composites
+constexpr int CellThreads = 256; // threads per block of the per-cell and per-voxel kernels
+// The composites: one block per view of 32 x 32 threads, thread (x, y) taking the pixels
+// (x + 32 m, y + 32 n) of the plane (no division per pixel).
+constexpr int CompositeSide = 32;
+constexpr int CompositeThreads = CompositeSide * CompositeSide;
 
-/** Pixel index range of this thread in a plane of `pixels`: p = threadIdx.x + n * blockDim.x. */
-#define CBCT_FOR_PIXELS(p, pixels) for (int p = threadIdx.x; p < (pixels); p += blockDim.x)
+/** This thread's pixels (i, j) of a plane of `columns` x `rows`, q = j * columns + i. */
+#define CBCT_FOR_PIXELS(i, j, q, columns, rows)                                                                        \
+  for (int j = threadIdx.y; j < (rows); j += CompositeSide)                                                            \
+    for (int i = threadIdx.x, q = j * (columns) + threadIdx.x; i < (columns); i += CompositeSide, q += CompositeSide)
 
 /** plane = G(plane) for one blur step: along u into `scratch`, then along v back (the CPU's order). */
 __device__ void
@@ -17,19 +22,12 @@ BlurPlane(const EmissionBlurStep & step, const float * taps, float * plane, floa
 {
   if (step.radiusU == 0 && step.radiusV == 0)
     return;
-  const int pixels = columns * rows;
   __syncthreads(); // the plane is complete
-  CBCT_FOR_PIXELS(p, pixels)
-  {
-    const int j = p / columns, i = p - j * columns;
-    scratch[p] = EmissionBlurAt(plane + j * columns, 1, columns, i, taps + step.firstU, step.radiusU);
-  }
+  CBCT_FOR_PIXELS(i, j, q, columns, rows)
+  scratch[q] = EmissionBlurAt(plane + j * columns, 1, columns, i, taps + step.firstU, step.radiusU);
   __syncthreads();
-  CBCT_FOR_PIXELS(p, pixels)
-  {
-    const int j = p / columns, i = p - j * columns;
-    plane[p] = EmissionBlurAt(scratch + i, columns, rows, j, taps + step.firstV, step.radiusV);
-  }
+  CBCT_FOR_PIXELS(i, j, q, columns, rows)
+  plane[q] = EmissionBlurAt(scratch + i, columns, rows, j, taps + step.firstV, step.radiusV);
   __syncthreads();
 }
 
@@ -49,7 +47,7 @@ Transmission(const CudaEmissionLaunch p)
   const int s = static_cast<int>(cell / plane);
   const int rest = static_cast<int>(cell - s * plane);
   const int j = rest / p.columns, i = rest - j * p.columns;
-  p.transmission[p.offsets[b] + cell] = EmissionTransmission(view, p.mu, p.muSize, i, j, s);
+  p.transmission[p.transmissionOffsets[b] + cell] = EmissionTransmission(view, p.mu, p.muSize, i, j, s);
 }
 
 __global__ void
@@ -94,22 +92,21 @@ ForwardComposite(const CudaEmissionLaunch p)
   if (threadIdx.x == 0)
     view = p.views[k];
   __syncthreads();
-  const int pixels = p.columns * p.rows;
+  const int columns = p.columns, rows = p.rows, pixels = columns * rows;
   float * plane = Planes(p, shared, b);
   float * scratch = plane + pixels;
   const float * cells = p.cells + p.offsets[b];
-  const float * transmission = p.transmission ? p.transmission + p.offsets[b] : nullptr;
+  const float * transmission = p.transmission ? p.transmission + p.transmissionOffsets[b] : nullptr;
   const EmissionBlurStep * steps = p.steps + view.blurFirst;
-  CBCT_FOR_PIXELS(q, pixels)
+  CBCT_FOR_PIXELS(i, j, q, columns, rows)
   plane[q] = 0.f;
   for (int s = view.slices - 1; s >= 0; --s)
   {
     if (s + 1 < view.slices)
-      BlurPlane(steps[s], p.taps, plane, scratch, p.columns, p.rows);
+      BlurPlane(steps[s], p.taps, plane, scratch, columns, rows);
     const long long first = static_cast<long long>(s) * pixels;
-    CBCT_FOR_PIXELS(q, pixels)
+    CBCT_FOR_PIXELS(i, j, q, columns, rows)
     {
-      const int j = q / p.columns, i = q - j * p.columns;
       float length;
       const float scale = EmissionScale(view, i, j, s, length);
       const float t = transmission ? transmission[first + q] : 1.f;
@@ -117,9 +114,9 @@ ForwardComposite(const CudaEmissionLaunch p)
     }
   }
   if (view.slices > 0)
-    BlurPlane(steps[view.slices - 1], p.taps, plane, scratch, p.columns, p.rows);
+    BlurPlane(steps[view.slices - 1], p.taps, plane, scratch, columns, rows);
   float * out = p.projections + static_cast<long long>(k) * pixels;
-  CBCT_FOR_PIXELS(q, pixels)
+  CBCT_FOR_PIXELS(i, j, q, columns, rows)
   out[q] = plane[q];
 }
 
@@ -136,22 +133,21 @@ BackComposite(const CudaEmissionLaunch p)
   __syncthreads();
   if (view.slices == 0)
     return;
-  const int pixels = p.columns * p.rows;
+  const int columns = p.columns, rows = p.rows, pixels = columns * rows;
   float * plane = Planes(p, shared, b);
   float * scratch = plane + pixels;
   float * cells = p.cells + p.offsets[b];
-  const float * transmission = p.transmission ? p.transmission + p.offsets[b] : nullptr;
+  const float * transmission = p.transmission ? p.transmission + p.transmissionOffsets[b] : nullptr;
   const EmissionBlurStep * steps = p.steps + view.blurFirst;
   const float * in = p.projections + static_cast<long long>(k) * pixels;
-  CBCT_FOR_PIXELS(q, pixels)
+  CBCT_FOR_PIXELS(i, j, q, columns, rows)
   plane[q] = in[q];
-  BlurPlane(steps[view.slices - 1], p.taps, plane, scratch, p.columns, p.rows);
+  BlurPlane(steps[view.slices - 1], p.taps, plane, scratch, columns, rows);
   for (int s = 0; s < view.slices; ++s)
   {
     const long long first = static_cast<long long>(s) * pixels;
-    CBCT_FOR_PIXELS(q, pixels)
+    CBCT_FOR_PIXELS(i, j, q, columns, rows)
     {
-      const int j = q / p.columns, i = q - j * p.columns;
       float length;
       const float scale = EmissionScale(view, i, j, s, length);
       const float t = transmission ? transmission[first + q] : 1.f;
@@ -160,7 +156,7 @@ BackComposite(const CudaEmissionLaunch p)
       plane[q] = MulRn(a, t);
     }
     if (s + 1 < view.slices)
-      BlurPlane(steps[s], p.taps, plane, scratch, p.columns, p.rows);
+      BlurPlane(steps[s], p.taps, plane, scratch, columns, rows);
   }
 }
 
@@ -208,7 +204,7 @@ LaunchComposite(void (*kernel)(const CudaEmissionLaunch), const CudaEmissionLaun
     if (status != cudaSuccess)
       return status;
   }
-  kernel<<<launch.count, CompositeThreads, bytes, stream>>>(launch);
+  kernel<<<launch.count, dim3(CompositeSide, CompositeSide), bytes, stream>>>(launch);
   return cudaGetLastError();
 }
 

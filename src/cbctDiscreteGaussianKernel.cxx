@@ -34,7 +34,7 @@ DiscreteGaussianKernel(double variance)
   for (double & v : values)
     v /= sum;
   int radius = start;
-  while (radius > 0 && values[radius] < 1e-9 * values[0])
+  while (radius > 0 && values[radius] < 1e-6 * values[0])
     --radius;
   std::vector<double> taps(values.begin(), values.begin() + radius + 1);
   double kept = taps[0];

@@ -490,7 +490,8 @@ EmissionProject(const FloatArray & activityArray, const Triple & activitySpacing
   detector->SetSize(ImageType::SizeType{ { size[0], size[1], count } });
   detector->SetSpacing(detectorSpacing);
   detector->SetOrigin(detectorOrigin);
-  cbct::EmissionForwardProjectionImageFilter<ImageType>::Pointer forward;
+  // The CUDA twin derives from ForwardProjectionImageFilter (with the emission projector chosen).
+  cbct::ForwardProjectionImageFilter<ImageType>::Pointer forward;
 #if CBCT_PY_WITH_CUDA
   if (UseCuda(hardware))
     forward = cbct::CudaEmissionForwardProjectionImageFilter<ImageType>::New().GetPointer();
@@ -500,7 +501,7 @@ EmissionProject(const FloatArray & activityArray, const Triple & activitySpacing
 #endif
     forward = cbct::EmissionForwardProjectionImageFilter<ImageType>::New();
   forward->SetInput(0, detector->GetOutput());
-  forward->SetActivity(activity);
+  forward->SetVolume(activity);
   forward->SetAttenuationMap(attenuation);
   forward->SetCollimatorBlur(Psf(psf));
   forward->SetGeometry(geometry.geometry);
