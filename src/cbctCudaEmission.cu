@@ -89,7 +89,7 @@ ForwardComposite(const CudaEmissionLaunch p)
   __shared__ EmissionView view;
   const int b = blockIdx.x;
   const unsigned int k = p.batch[b];
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0 && threadIdx.y == 0)
     view = p.views[k];
   __syncthreads();
   const int columns = p.columns, rows = p.rows, pixels = columns * rows;
@@ -128,7 +128,7 @@ BackComposite(const CudaEmissionLaunch p)
   __shared__ EmissionView view;
   const int b = blockIdx.x;
   const unsigned int k = p.batch[b];
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0 && threadIdx.y == 0)
     view = p.views[k];
   __syncthreads();
   if (view.slices == 0)
