@@ -3,6 +3,7 @@
 
 #include "cbctConstantImageSource.h"
 #include "cbctCudaCheck.h"
+#include "cbctCudaDevice.h"
 #include "cbctRampFilterResponse.h"
 #include "cbctSlabSplit.h"
 
@@ -47,17 +48,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::SetDevices(const std::vector<int> &
 {
   if (devices == m_Devices)
     return;
-  int available = 0;
-  if (cudaGetDeviceCount(&available) != cudaSuccess)
-  {
-    cudaGetLastError();
-    available = 0;
-  }
-  for (int d : devices)
-  {
-    if (d < 0 || d >= available)
-      ThrowBadParameter("CUDA device", d, "a device index below the number of devices (" + std::to_string(available) + ")");
-  }
+  CheckCudaDevices(devices);
   m_Devices = devices;
   this->Modified();
 }

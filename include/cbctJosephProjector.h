@@ -49,12 +49,49 @@ public:
     m_ToIndex = vnl_matrix_inverse<double>(toWorld.as_ref()).as_matrix();
     for (unsigned int d = 0; d < 3; ++d)
       m_Origin[d] = volume->GetOrigin()[d];
+    // Joseph walks the volume's index space (a slab as the whole volume does): the rays in the index
+    // coordinates of the volume's index space, and where the voxels in memory start.
     if (geometry->IsParallel(k))
       this->ParallelRays(geometry, k);
     else
       this->ConeRays(geometry, k);
     for (unsigned int d = 0; d < 3; ++d)
+    {
+      m_Ray.start[d] = static_cast<int>(start[d]);
       m_SizeInt[d] = static_cast<int>(m_Size[d]);
+    }
+  }
+
+  /** The projection's rays with q0 counted from the first voxel in memory (as the ray caster wants)
+   * rather than in the volume's index space (as Ray() holds Joseph's); start is then zero. */
+  JosephRay
+  RayFromFirstVoxel() const
+  {
+    JosephRay ray = m_Ray;
+    for (unsigned int d = 0; d < 3; ++d)
+    {
+      ray.q0[d] -= m_Start[d];
+      ray.start[d] = 0;
+    }
+    return ray;
+  }
+
+  /** The ray through pixel (i, j) in closed form, cone beam: the source in voxel index coordinates
+   * `q0` (counted from the first voxel in memory, or with `fromFirstVoxel` false in the volume's index
+   * space), and 3x3 matrices (row major) taking (i, j, 1) to the ray's direction in voxel index
+   * coordinates (`toIndex`) and in world mm (`toWorld`). A parallel beam's rays need Ray() (each
+   * pixel has its own origin there). */
+  void
+  RayParameters(double q0[3], double toIndex[9], double toWorld[9], bool fromFirstVoxel = true) const
+  {
+    const JosephRay ray = fromFirstVoxel ? this->RayFromFirstVoxel() : m_Ray;
+    for (unsigned int r = 0; r < 3; ++r)
+      q0[r] = ray.q0[r];
+    for (unsigned int e = 0; e < 9; ++e)
+    {
+      toIndex[e] = ray.toIndex[e];
+      toWorld[e] = ray.toWorld[e];
+    }
   }
 
   /** The projection's rays in the form JosephVisit() walks them. */
@@ -90,7 +127,7 @@ private:
     const auto & d = m_Detector.IndexToPhysical();
     for (unsigned int r = 0; r < 3; ++r)
     {
-      m_Ray.q0[r] = -m_Start[r];
+      m_Ray.q0[r] = 0.;
       for (unsigned int c = 0; c < 3; ++c)
         m_Ray.q0[r] += m_ToIndex(r, c) * (s[c] - m_Origin[c]);
       for (unsigned int c = 0; c < 3; ++c)
@@ -107,7 +144,7 @@ private:
     auto toIndex = [&](const ThreeDCircularProjectionGeometry::PointType & p, double q[3]) {
       for (unsigned int r = 0; r < 3; ++r)
       {
-        q[r] = -m_Start[r];
+        q[r] = 0.;
         for (unsigned int c = 0; c < 3; ++c)
           q[r] += m_ToIndex(r, c) * (p[c] - m_Origin[c]);
       }

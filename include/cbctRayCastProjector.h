@@ -24,7 +24,8 @@ public:
                    unsigned int k, double stepMm)
     : m_Step(static_cast<float>(stepMm))
   {
-    const JosephRay ray = JosephProjector(volume, projections, geometry, k).Ray();
+    // The ray caster counts voxels from the first one in memory.
+    const JosephRay ray = JosephProjector(volume, projections, geometry, k).RayFromFirstVoxel();
     for (int d = 0; d < 3; ++d)
     {
       m_Ray.q0[d] = static_cast<float>(ray.q0[d]);

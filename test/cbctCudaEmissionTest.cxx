@@ -192,3 +192,19 @@ TEST_F(CudaEmission, NegativeAttenuationIsRefusedBeforeTheDevice)
   forward->SetGeometry(geometry);
   ExpectError(forward.GetPointer(), "attenuation map at voxel (1, 2, 3) is -1");
 }
+
+TEST_F(CudaEmission, OsemOnSeveralDevicesIsRefused)
+{
+  // Several GPUs share the volume in slabs, whose emission projections would not add up to the
+  // whole volume's: refused before any device work, with the reason.
+  auto geometry = SpectGeometry(6);
+  auto grid = Volume(8, 8.);
+  auto osem = CudaOSEMConeBeamReconstructionFilter<ImageType>::New();
+  osem->SetInput(0, Zeros(grid));
+  osem->SetProjections(Detector(geometry, 12, 8.));
+  osem->SetGeometry(geometry);
+  osem->SetForwardProjector(ForwardProjectorKind::Emission);
+  osem->SetAttenuationMap(Volume(8, 8., 0.01f));
+  osem->SetDevices({ 0, 0 });
+  ExpectError(osem.GetPointer(), "forward projector of a reconstruction shared among GPUs or MPI ranks is emission");
+}

@@ -41,6 +41,45 @@ mkdir -p series
 "${mpirun[@]}" -np 2 "$bin/cbct-fdk" -g g.xml --path series --regexp 'p_[0-9]\.mha$' "${grid[@]}" -o series-mpi.nrrd
 cmp series-single.nrrd series-mpi.nrrd || fail "cbct-fdk of a series with 2 ranks differs from one process"
 
+echo "== cbct-sart (OS-SART), cbct-cgls and cbct-osem: 2 and 3 ranks within 1e-5 of one process"
+iterative=(-g g.xml --projections p.mha --dimension 64,60,56 --spacing 1.8 --niterations 2)
+same_volume() { # VOLUME REFERENCE LABEL: relative L2 difference <= 1e-5 (a NaN fails)
+  local out relative
+  out=$("$bin/cbct-compare" -i "$1" --reference "$2")
+  relative=$(echo "$out" | sed -n 's/^relative L2 difference from the reference: //p')
+  echo "  [$3] relative L2 difference $relative"
+  awk -v r="$relative" 'BEGIN { exit !(r ~ /^[0-9.eE+-]+$/ && r + 0 <= 1e-5) }' || fail "$3: relative difference '$relative' above 1e-5"
+  awk -v r="$relative" -v f="$1" 'BEGIN { exit !(r + 0 >= 0) }' || fail "$3: no difference read"
+}
+for app in sart cgls osem; do
+  extra=()
+  [ $app = sart ] && extra=(--nprojpersubset 10 --lambda 0.8)
+  [ $app = osem ] && extra=(--nprojpersubset 15 --bp voxel)
+  "$bin/cbct-$app" "${iterative[@]}" "${extra[@]}" -o $app-single.mha
+  for n in 2 3; do
+    "${mpirun[@]}" -np $n "$bin/cbct-$app" "${iterative[@]}" "${extra[@]}" -o $app-mpi$n.mha
+    same_volume $app-mpi$n.mha $app-single.mha "cbct-$app, $n ranks"
+  done
+done
+echo "== cbct-sart --fp raycast under mpirun is refused (its samples depend on the volume's extent)"
+set +e
+"${mpirun[@]}" -np 2 "$bin/cbct-sart" "${iterative[@]}" --fp raycast -o raycast.mha >raycast.log 2>&1
+status=$?
+set -e
+[ $status -ne 0 ] || fail "cbct-sart --fp raycast under mpirun exited 0"
+grep -q "cbct-sart: error: rank 0: --fp is 'raycast'; expected joseph under mpirun" raycast.log || { cat raycast.log; fail "no clear error for --fp raycast"; }
+[ ! -e raycast.mha ] || fail "an output was written"
+
+echo "== cbct-osem with the emission model (--psf) under mpirun is refused (its slices span the volume it holds)"
+set +e
+"${mpirun[@]}" -np 2 "$bin/cbct-osem" "${iterative[@]}" --psf 1,0.02 -o emission.mha >emission.log 2>&1
+status=$?
+set -e
+[ $status -ne 0 ] || fail "cbct-osem --psf under mpirun exited 0"
+grep -q "cbct-osem: error: rank 0: --fp is 'emission' (from --attenuation or --psf); expected joseph under mpirun: run emission OSEM as one process" emission.log ||
+  { cat emission.log; fail "no clear error for emission OSEM under mpirun"; }
+[ ! -e emission.mha ] || fail "an output was written"
+
 echo "== bad input on rank 1 (MPMD: its projections do not match the geometry)"
 set +e
 "${mpirun[@]}" -np 1 "$bin/cbct-fdk" -g g.xml --projections p.mha "${grid[@]}" -o bad.mha : \
