@@ -6,9 +6,11 @@
 // initial volume, the number of iterations, the projector (--fp, --step) and the hardware (--hardware
 // cpu or cuda). Each app adds its
 // method's own options (SART: --lambda, --nprojpersubset, --positivity, --bp; OSEM: --nprojpersubset,
-// --bp). CGLS has no --bp: it needs the forward projector's exact adjoint.
+// --bp, and the emission model --attenuation, --psf). CGLS has no --bp: it needs the forward projector's
+// exact adjoint.
 #include "cbctAppRanks.h"
 #include "cbctAppSupport.h"
+#include "cbctEmissionApp.h"
 #include "cbctCGLSConeBeamReconstructionFilter.h"
 #include "cbctConstantImageSource.h"
 #include "cbctOSEMConeBeamReconstructionFilter.h"
@@ -72,6 +74,8 @@ struct IterativeOptions
   int threads = 0;
   bool verbose = false;
   bool gridGiven = false; // --dimension, --spacing or --origin on the command line
+  bool fpGiven = false;   // --fp on the command line
+  EmissionOptions emission; // OSEM: --attenuation, --psf
   std::vector<int> devices; // --gpus, checked by ValidateIterative()
 
   // Checked and parsed by Validate().
@@ -108,13 +112,13 @@ NewIterativeFilter(const IterativeOptions & o)
   return TCpu::New().GetPointer();
 }
 
-/** Checks --fp, --step and --hardware (the iterative apps' and cbct-forward's); --hardware cuda needs
- * a CUDA build and a device. */
+/** Checks --fp, --step and --hardware (the iterative apps' and cbct-forward's; `emission`: the app
+ * offers the emission projector); --hardware cuda needs a CUDA build and a device. */
 inline void
-CheckProjectorAndHardware(const std::string & fp, double step, const std::string & hardware)
+CheckProjectorAndHardware(const std::string & fp, double step, const std::string & hardware, bool emission = false)
 {
-  if (fp != "joseph" && fp != "raycast")
-    Bad("--fp", Quoted(fp), "joseph or raycast");
+  if (fp != "joseph" && fp != "raycast" && (!emission || fp != "emission"))
+    Bad("--fp", Quoted(fp), emission ? "joseph, raycast or emission" : "joseph or raycast");
   if (!std::isfinite(step) || !(step >= 0.))
     Bad("--step", step, "a finite ray-cast sample distance > 0 in mm, or 0 for the smallest voxel spacing");
   if (hardware == "cuda")
@@ -136,6 +140,8 @@ CheckProjectorAndHardware(const std::string & fp, double step, const std::string
 inline cbct::ForwardProjectorKind
 ForwardProjector(const std::string & fp)
 {
+  if (fp == "emission")
+    return cbct::ForwardProjectorKind::Emission;
   return fp == "raycast" ? cbct::ForwardProjectorKind::RayCast : cbct::ForwardProjectorKind::Joseph;
 }
 
@@ -172,10 +178,13 @@ DescribeBackProjector(const std::string & bp)
   return "adjoint (the forward projector's exact transpose)";
 }
 
-/** "Joseph" or "ray caster, step S mm" / "ray caster, step: smallest voxel spacing (S mm)" for --verbose. */
+/** "Joseph", "emission (...)" or "ray caster, step S mm" / "ray caster, step: smallest voxel spacing
+ * (S mm)" for --verbose. */
 inline std::string
-DescribeProjector(const std::string & fp, double step, double smallestSpacing)
+DescribeProjector(const std::string & fp, double step, double smallestSpacing, const EmissionOptions * emission = nullptr)
 {
+  if (fp == "emission")
+    return "emission (slices parallel to the detector; " + (emission ? DescribeEmission(*emission) : std::string()) + ")";
   if (fp != "raycast")
     return "Joseph";
   std::ostringstream text;
@@ -186,17 +195,22 @@ DescribeProjector(const std::string & fp, double step, double smallestSpacing)
   return text.str();
 }
 
-/** Adds --fp, --step and --hardware to `app`. */
-inline void
-AddProjectorOptions(CLI::App & app, std::string & fp, double & step, std::string & hardware)
+/** Adds --fp, --step and --hardware to `app` (`emission`: --fp offers the emission projector); returns --fp. */
+inline CLI::Option *
+AddProjectorOptions(CLI::App & app, std::string & fp, double & step, std::string & hardware, bool emission = false)
 {
-  app.add_option("--fp", fp, "Forward projector: joseph (Joseph's, bilinear in the slice across the ray) or raycast "
-                             "(trilinear samples every --step mm along the ray)")
-    ->capture_default_str();
+  auto * option = app.add_option("--fp", fp,
+                                 std::string("Forward projector: joseph (Joseph's, bilinear in the slice across the ray), raycast "
+                                             "(trilinear samples every --step mm along the ray)") +
+                                   (emission ? ", or emission (slices parallel to the detector, composited with "
+                                               "--attenuation and --psf; the default with either)"
+                                             : ""))
+                    ->capture_default_str();
   app.add_option("--step", step, "Ray caster's distance between samples along a ray (mm; 0: the smallest voxel "
                                  "spacing); used with --fp raycast")
     ->capture_default_str();
   app.add_option("--hardware", hardware, "cpu or cuda (a CUDA build and device)")->capture_default_str();
+  return option;
 }
 
 /** Adds --bp to `app` (the apps whose method takes another backprojector than the adjoint). */
@@ -218,9 +232,11 @@ AddBackProjectorSlicer(std::map<std::string, SlicerParameter> & slicer)
 
 /** The Slicer descriptions of the options of AddProjectorOptions(). */
 inline void
-AddProjectorSlicer(std::map<std::string, SlicerParameter> & slicer)
+AddProjectorSlicer(std::map<std::string, SlicerParameter> & slicer, bool emission = false)
 {
-  slicer["--fp"] = SlicerIn("Advanced", "string-enumeration", { "joseph", "raycast" });
+  slicer["--fp"] = SlicerIn("Advanced", "string-enumeration",
+                            emission ? std::vector<std::string>{ "joseph", "raycast", "emission" }
+                                     : std::vector<std::string>{ "joseph", "raycast" });
   slicer["--step"] = SlicerRange("Advanced", "0", "100", "0.1");
   slicer["--hardware"] = SlicerIn("Advanced", "string-enumeration", { "cpu", "cuda" });
 }
@@ -254,12 +270,18 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
     Bad("--lambda", o.lambda, "a finite relaxation factor > 0");
   if (o.projectionsPerSubset < 0)
     Bad("--nprojpersubset", o.projectionsPerSubset, "an integer >= 0 (0: all projections)");
-  CheckProjectorAndHardware(o.fp, o.step, o.hardware);
+  CheckProjectorAndHardware(o.fp, o.step, o.hardware, method == IterativeMethod::OSEM);
   if (MethodOffersBackProjector(method))
     CheckBackProjector(o.bp);
+  if (method == IterativeMethod::OSEM)
+    ParseEmission(o.emission, o.fp, o.fpGiven);
+  if (o.fp == "emission" && BackProjector(o.bp) != cbct::BackProjectorKind::Adjoint)
+    Bad("--bp", Quoted(o.bp), "adjoint with the emission projector (the voxel-based backprojector knows no attenuation or blur)");
   if (!o.gpus.empty() && o.hardware != "cuda")
     Bad("--gpus", Quoted(o.gpus), "--hardware cuda with it");
   o.devices = ParseGpus(o.gpus);
+  if (o.devices.size() > 1 && o.fp != "joseph")
+    Bad("--gpus", Quoted(o.gpus), "one device with --fp " + o.fp + " (only Joseph's projections of slabs add up to the whole volume's)");
 }
 
 /** Adds the options shared by the iterative apps, and the method's own. */
@@ -288,7 +310,6 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   auto * spacing = app.add_option("--spacing", o.spacing, "Voxel size (mm): s or X,Y,Z")->capture_default_str();
   auto * origin = app.add_option("--origin", o.origin, "Centre of the first voxel (mm): X,Y,Z (default: the volume "
                                                        "is centred on the isocenter, -(N-1)/2 * spacing)");
-  app.callback([&o, dimension, spacing, origin] { o.gridGiven = dimension->count() + spacing->count() + origin->count() > 0; });
   app.add_option("-n,--niterations", o.iterations, "Number of iterations")->capture_default_str();
   if (method == IterativeMethod::SART)
   {
@@ -305,12 +326,18 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
                    "Projections per subset (0: all of them, i.e. MLEM)")
       ->capture_default_str();
   }
-  AddProjectorOptions(app, o.fp, o.step, o.hardware);
+  auto * fp = AddProjectorOptions(app, o.fp, o.step, o.hardware, method == IterativeMethod::OSEM);
+  app.callback([&o, dimension, spacing, origin, fp] {
+    o.gridGiven = dimension->count() + spacing->count() + origin->count() > 0;
+    o.fpGiven = fp->count() > 0;
+  });
   app.add_option("--gpus", o.gpus, "CUDA devices (with --hardware cuda): all, or indices such as 0,1 (default: the "
-                                   "first); several share the volume in slabs along y. Under mpirun: each rank takes "
-                                   "one of them, by its rank on the machine");
+                                   "first); several share the volume in slabs along y (Joseph's projector only). Under "
+                                   "mpirun: each rank takes one of them, by its rank on the machine");
   if (MethodOffersBackProjector(method))
     AddBackProjectorOption(app, o.bp);
+  if (method == IterativeMethod::OSEM)
+    AddEmissionOptions(app, o.emission);
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each iteration's time");
   AddCommonOptions(app, o.threads);
   std::map<std::string, SlicerParameter> slicer{
@@ -331,9 +358,11 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     { "--verbose", SlicerIn("Advanced") },
     { "--gpus", SlicerIn("Advanced") },
   };
-  AddProjectorSlicer(slicer);
+  AddProjectorSlicer(slicer, method == IterativeMethod::OSEM);
   if (MethodOffersBackProjector(method))
     AddBackProjectorSlicer(slicer);
+  if (method == IterativeMethod::OSEM)
+    AddEmissionSlicer(slicer);
   if (method == IterativeMethod::SART)
   {
     slicer["--lambda"] = SlicerRange("Iterations", "0.01", "2", "0.05");
@@ -380,6 +409,8 @@ MakeIterativeFilter(const IterativeOptions & o, IterativeMethod method, std::fun
   filter->SetForwardProjector(ForwardProjector(o.fp));
   filter->SetBackProjector(BackProjector(o.bp)); // "adjoint" for CGLS, which offers no --bp
   filter->SetRayCastStep(o.step);
+  filter->SetAttenuationMap(o.emission.mu);
+  filter->SetCollimatorBlur(o.emission.blur);
   filter->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
 #if CBCT_USE_CUDA
   // --gpus: several share the volume in slabs along y.
@@ -447,6 +478,7 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
     grid->Update();
     initial = grid->GetOutput();
   }
+  ReadAttenuation(o.emission);
   const auto vsize = initial->GetLargestPossibleRegion().GetSize();
   if (o.verbose)
     std::cout << name << ": volume " << vsize[0] << " x " << vsize[1] << " x " << vsize[2] << " voxels of "
@@ -455,7 +487,8 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
               << initial->GetOrigin()[2] << ") mm" << (o.input.empty() ? "" : ", initial volume " + o.input) << std::endl
               << name << ": projector: "
               << DescribeProjector(o.fp, o.step,
-                                   std::min({ initial->GetSpacing()[0], initial->GetSpacing()[1], initial->GetSpacing()[2] }))
+                                   std::min({ initial->GetSpacing()[0], initial->GetSpacing()[1], initial->GetSpacing()[2] }),
+                                   &o.emission)
               << std::endl;
   if (o.verbose && MethodOffersBackProjector(method))
     std::cout << name << ": backprojector: " << DescribeBackProjector(o.bp) << std::endl;
@@ -525,6 +558,10 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
   ImageType::RegionType slab;
   int status = ranks.Collectively([&] {
     ValidateIterative(o, method);
+    if (o.fp == "emission")
+      Bad("--fp", Quoted(o.fp) + (o.emission.Given() ? " (from --attenuation or --psf)" : ""),
+          "joseph under mpirun: run emission OSEM as one process (the emission projector lays each view's slices out "
+          "over the volume it holds, so the ranks' slabs do not add up to the whole volume's projection)");
     if (o.fp != "joseph")
       Bad("--fp", Quoted(o.fp), "joseph under mpirun (the ray caster's samples depend on where a ray enters the "
                                 "volume, so the ranks' slabs do not add up to the whole volume's projection)");

@@ -70,6 +70,16 @@ set -e
 grep -q "cbct-sart: error: rank 0: --fp is 'raycast'; expected joseph under mpirun" raycast.log || { cat raycast.log; fail "no clear error for --fp raycast"; }
 [ ! -e raycast.mha ] || fail "an output was written"
 
+echo "== cbct-osem with the emission model (--psf) under mpirun is refused (its slices span the volume it holds)"
+set +e
+"${mpirun[@]}" -np 2 "$bin/cbct-osem" "${iterative[@]}" --psf 1,0.02 -o emission.mha >emission.log 2>&1
+status=$?
+set -e
+[ $status -ne 0 ] || fail "cbct-osem --psf under mpirun exited 0"
+grep -q "cbct-osem: error: rank 0: --fp is 'emission' (from --attenuation or --psf); expected joseph under mpirun: run emission OSEM as one process" emission.log ||
+  { cat emission.log; fail "no clear error for emission OSEM under mpirun"; }
+[ ! -e emission.mha ] || fail "an output was written"
+
 echo "== bad input on rank 1 (MPMD: its projections do not match the geometry)"
 set +e
 "${mpirun[@]}" -np 1 "$bin/cbct-fdk" -g g.xml --projections p.mha "${grid[@]}" -o bad.mha : \

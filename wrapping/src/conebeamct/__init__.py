@@ -1,4 +1,5 @@
-"""ConeBeamCT from Python: cone-beam CT geometry, phantoms and FDK reconstruction.
+"""ConeBeamCT from Python: cone-beam CT geometry, phantoms, FDK reconstruction, and emission
+tomography (SPECT): the emission projector with attenuation and collimator blur, Poisson counts, OSEM.
 
 Images are :class:`Image` objects (:class:`Projections`, :class:`Volume`): a C-contiguous float32
 numpy ``array`` in (z, y, x) order -- numpy's order, ITK's reversed -- with ``spacing`` and
@@ -11,9 +12,11 @@ contiguous copy, and a wrong number of dimensions raises ValueError naming the a
 and what was expected. Errors from the C++ library raise :class:`ITKError` (a RuntimeError) with the
 library's message.
 
-What the C++ library has today is wrapped: :class:`Geometry`, :func:`project_phantom`,
-:func:`voxelize_phantom` and :func:`fdk`. Forward projection and backprojection operators and the
-iterative methods (SART, SIRT, CGLS, MLEM) are not in the library yet, so they are not here either.
+Wrapped: :class:`Geometry` (cone beam, or parallel beam with sdd=0), :func:`project_phantom`,
+:func:`voxelize_phantom`, :func:`fdk`, and for emission data :func:`emission_project` (as
+``cbct-forward --fp emission``), :func:`poisson_noise` (as ``cbct-simulate --poisson``) and :func:`osem`
+(as ``cbct-osem``, with any of its projectors). The other projectors and iterative methods (SART,
+SIRT, CGLS) are not wrapped yet.
 """
 
 import os
@@ -38,9 +41,12 @@ __all__ = [
     "Projections",
     "Volume",
     "cuda_device",
+    "emission_project",
     "fdk",
     "get_number_of_threads",
     "has_cuda",
+    "osem",
+    "poisson_noise",
     "project_phantom",
     "set_number_of_threads",
     "voxelize_phantom",
@@ -299,4 +305,122 @@ def fdk(
         progress,
     )
     volume = Volume(array, step, first, info=info)
+    return volume.to_itk() if from_itk else volume
+
+
+def _attenuation(attenuation):
+    """(array, spacing, origin) of an optional attenuation map (a :class:`Volume` or ``itk.Image``)."""
+    if attenuation is None:
+        return None, (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)
+    mu, _ = _as_input(attenuation, "attenuation", Volume)
+    if not np.all(np.isfinite(mu.array)) or np.any(mu.array < 0):
+        bad = np.argwhere(~(np.isfinite(mu.array) & (mu.array >= 0)))[0]
+        value = mu.array[tuple(bad)]
+        raise ValueError(
+            f"attenuation at voxel (x, y, z) = ({bad[2]}, {bad[1]}, {bad[0]}) is {value}; expected a finite value >= 0 "
+            "(linear attenuation coefficient per mm)"
+        )
+    return mu.array, mu.spacing, mu.origin
+
+
+def _psf(psf):
+    if psf is None:
+        return (0.0, 0.0)
+    values = _numbers(psf, "psf", 2, "(sigma0, slope): sigma at the detector (mm) and its growth per mm of distance, both >= 0")
+    if values[0] < 0 or values[1] < 0:
+        raise ValueError(f"psf is {psf!r}; expected (sigma0, slope): sigma at the detector (mm) and its growth per mm of distance, both >= 0")
+    return values
+
+
+def emission_project(activity, geometry, detector_size, spacing, attenuation=None, psf=None, origin=None, hardware="cpu", progress=None):
+    """Emission projections (SPECT) of an activity volume, as ``cbct-forward --fp emission``.
+
+    activity: a :class:`Volume` (or ``itk.Image``) of activity per mm^3. Each view composites the
+    slices parallel to its detector back to front, attenuated by ``attenuation`` (a :class:`Volume`
+    of mu per mm on any grid, or None) and blurred by the collimator: psf=(sigma0, slope) gives a
+    Gaussian of sigma(d) = sigma0 + slope * d mm for activity d mm from the detector (None: no blur).
+    Parallel beam (a geometry with sdd=0) is SPECT's parallel-hole collimator; cone beam works too.
+    detector_size: N or (U, V) pixels; spacing: s or (su, sv) mm; origin: (u0, v0), by default the
+    detector centred. hardware: 'cpu' or 'cuda'. Returns :class:`Projections` (counts when the activity
+    is in counts per mm^3 per unit of sensitivity), or an ``itk.Image`` when the activity was one.
+    """
+    checked, from_itk = _as_input(activity, "activity", Volume)
+    _check_geometry(geometry)
+    size = _sizes(detector_size, "detector_size", 2, "N or (U, V) pixels, integers >= 1")
+    pixel = _numbers(spacing, "spacing", 2, "a pixel size > 0 in mm, or (su, sv)", positive=True)
+    first = _centred(size, pixel) if origin is None else _numbers(origin, "origin", 2, "(u0, v0) in mm")
+    mu, mu_spacing, mu_origin = _attenuation(attenuation)
+    array = _conebeamct._emission_project(
+        checked.array, checked.spacing, checked.origin, geometry, size, pixel, first, mu, mu_spacing, mu_origin, _psf(psf),
+        str(hardware), progress
+    )
+    projections = Projections(array, (pixel[0], pixel[1], 1.0), (first[0], first[1], 0.0))
+    return projections.to_itk() if from_itk else projections
+
+
+def poisson_noise(projections, seed=1):
+    """Counts drawn from Poisson distributions around ``projections`` (expected counts, >= 0), as
+    ``cbct-simulate --poisson --seed``: integers, the same for a seed on any machine and any number of
+    threads. Returns :class:`Projections` with the same spacing and origin."""
+    checked, from_itk = _as_input(projections, "projections", Projections)
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed is {seed!r}; expected an integer from 0 to 2**64 - 1")
+    array = _conebeamct._poisson_noise(checked.array, int(seed))
+    result = Projections(array, checked.spacing, checked.origin)
+    return result.to_itk() if from_itk else result
+
+
+def osem(
+    projections,
+    geometry,
+    shape,
+    spacing=1.0,
+    origin=None,
+    iterations=3,
+    projections_per_subset=0,
+    projector=None,
+    attenuation=None,
+    psf=None,
+    hardware="cpu",
+    progress=None,
+):
+    """OSEM (MLEM with projections_per_subset=0), as ``cbct-osem`` does it.
+
+    projections: :class:`Projections` (or an ``itk.Image``), non-negative (counts for emission data).
+    shape: N or (nz, ny, nx); spacing: s or (sx, sy, sz) mm; origin: (x, y, z) of the first voxel, by
+    default the volume centred. projector: 'joseph', 'raycast' or 'emission'; by default 'emission' when
+    an ``attenuation`` map (:class:`Volume` of mu per mm) or a ``psf`` (sigma0, slope) is given, else
+    'joseph'. Each subset's sensitivity goes through the same model. hardware: 'cpu' or 'cuda'.
+    progress: None or a callable given the fraction done. Returns a :class:`Volume` (activity per mm^3
+    for emission data), or an ``itk.Image`` when the projections were one.
+    """
+    checked, from_itk = _as_input(projections, "projections", Projections)
+    _check_geometry(geometry)
+    if checked.array.shape[0] != len(geometry):
+        raise ValueError(
+            f"projections has shape {_shape_text(checked.array.shape)}, {checked.array.shape[0]} projections, "
+            f"but geometry has {len(geometry)}"
+        )
+    zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
+    xyz = zyx[::-1]
+    step = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
+    first = _centred(xyz, step) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+    count = _sizes(iterations, "iterations", 1, "an integer >= 1")[0]
+    if isinstance(projections_per_subset, (bool, np.bool_)) or not isinstance(projections_per_subset, (int, np.integer)) or not (
+        0 <= projections_per_subset <= len(geometry)
+    ):
+        raise ValueError(
+            f"projections_per_subset is {projections_per_subset!r}; expected an integer from 0 (all: MLEM) to {len(geometry)}"
+        )
+    emission = attenuation is not None or psf is not None
+    if projector is None:
+        projector = "emission" if emission else "joseph"
+    if emission and projector != "emission":
+        raise ValueError(f"projector is {projector!r}; expected 'emission' (or None) with an attenuation map or a psf")
+    mu, mu_spacing, mu_origin = _attenuation(attenuation)
+    array = _conebeamct._osem(
+        checked.array, checked.spacing, checked.origin, geometry, xyz, step, first, count, int(projections_per_subset),
+        str(projector), mu, mu_spacing, mu_origin, _psf(psf), str(hardware), progress
+    )
+    volume = Volume(array, step, first, info={"projector": projector, "iterations": count})
     return volume.to_itk() if from_itk else volume
