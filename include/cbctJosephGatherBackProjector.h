@@ -211,8 +211,10 @@ private:
         }
       return;
     }
+    float h[3];
+    JosephGatherCentre(plan, rs, rb, rc, h);
     int i0, i1, j0, j1;
-    JosephGatherCandidates(plan, rs, rb, rc, columnLo, columnHi, rowLo, rowHi, i0, i1, j0, j1);
+    JosephGatherCandidates(plan, h[0], h[1], h[2], columnLo, columnHi, rowLo, rowHi, i0, i1, j0, j1);
     for (int j = j0; j <= j1; ++j)
     {
       const std::size_t row = static_cast<std::size_t>(j - rowLo) * m_Columns - columnLo;
