@@ -163,8 +163,8 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
 #if CBCT_USE_CUDA
 /** Issue 4's measurements on problem p, on the GPU: forward and back projection of all projections
  * with each projector pair and variant (GUPS = voxels x projections / s; Joseph: through slice-stack
- * textures (the default) or reading voxels; its exact adjoint by atomics in 32-slice slabs (the
- * default) or in one pass; the ray caster with a step of one voxel), the voxel-based
+ * textures (the default) or reading voxels; its exact adjoint gathered (the default) or scattered
+ * with atomics in 32-slice slabs or in one pass; the ray caster with a step of one voxel), the voxel-based
  * backprojection, and one OS-SART iteration (subsets of 20 projections) with each forward projector
  * and each backprojector: the median of `runs` iterations after the first (which also uploads and
  * computes the sensitivities). */
@@ -226,9 +226,9 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     return Median(t);
   };
   auto report = [&](const char * method, const char * variant, double seconds) {
-    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"method\":\"%s\",\"variant\":\"%s\","
-                "\"seconds\":%.4f,\"gups\":%.1f}\n",
-                p.name.c_str(), device.c_str(), method, variant, seconds, updates / seconds / 1e9);
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"projections\":%u,\"method\":\"%s\","
+                "\"variant\":\"%s\",\"seconds\":%.4f,\"gups\":%.1f}\n",
+                p.name.c_str(), device.c_str(), p.projections, method, variant, seconds, updates / seconds / 1e9);
     std::fflush(stdout);
   };
   {
@@ -239,10 +239,13 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     report("joseph-forward", "global", timeIt([&] { A.Forward(volume.Data(), stack.Data(), subset, n); }));
     A.SetVolumeTexture(true);
     report("joseph-forward", "slices", timeIt([&] { A.Forward(volume.Data(), stack.Data(), subset, n); }));
+    report("joseph-back", "gather", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+    A.SetAdjoint(cbct::JosephAdjoint::Scatter);
     for (int slab : { 0, 32 })
     {
       A.SetBackProjectionSlab(slab);
-      report("joseph-back", ("slab" + std::to_string(slab)).c_str(), timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+      report("joseph-back", ("scatter-slab" + std::to_string(slab)).c_str(),
+             timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
     }
   }
   {
@@ -289,9 +292,10 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     std::string list;
     for (double t : seconds)
       list += (list.empty() ? "" : ",") + std::to_string(t);
-    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"method\":\"os-sart\",\"fp\":\"%s\","
-                "\"bp\":\"%s\",\"projections_per_subset\":20,\"iteration_s\":%.4f,\"warm_iterations_s\":[%s]}\n",
-                p.name.c_str(), device.c_str(), cbct::ToString(kind).c_str(), cbct::ToString(back).c_str(), Median(seconds), list.c_str());
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"projections\":%u,\"method\":\"os-sart\","
+                "\"fp\":\"%s\",\"bp\":\"%s\",\"projections_per_subset\":20,\"iteration_s\":%.4f,\"warm_iterations_s\":[%s]}\n",
+                p.name.c_str(), device.c_str(), p.projections, cbct::ToString(kind).c_str(), cbct::ToString(back).c_str(), Median(seconds),
+                list.c_str());
     std::fflush(stdout);
   }
 }
@@ -308,6 +312,9 @@ main(int argc, char * argv[])
   app.add_option("--problem", problems, "S (512^3 from 360 x 512^2) and/or R (1024^3 from 496 x 1248x960)")->delimiter(',');
   app.add_option("--hardware", hardware, "cuda and/or cpu")->delimiter(',');
   app.add_option("--runs", runs, "timed runs after one untimed warm-up (median reported)")->check(CLI::Range(1u, 1000u));
+  unsigned int views = 0;
+  app.add_option("--views", views, "projections over 360 degrees instead of the problem's (e.g. 60 for a few-view S)")
+    ->check(CLI::Range(1u, 100000u));
   std::string method = "fdk";
   app.add_option("--method", method, "fdk, or iterative: forward and back projections of both projector pairs and one OS-SART iteration (CUDA)")
     ->check(CLI::IsMember({ "fdk", "iterative" }));
@@ -316,7 +323,9 @@ main(int argc, char * argv[])
   {
     for (const auto & name : problems)
     {
-      const Problem p = Lookup(name);
+      Problem p = Lookup(name);
+      if (views > 0)
+        p.projections = views;
       for (const auto & h : hardware)
       {
         using CpuImage = itk::Image<float, 3>;

@@ -149,7 +149,12 @@ Gather(const CudaJosephGatherLaunch p)
       {
         const int s = Pick(lo, a) + slice;
         float previousSlow = 0.f, previous3 = 0.f;
-        for (int step = -1; step < slowCells; ++step)
+        // h of this lane's cell, stepped along the slow axis by additions (at most 32 steps: their
+        // rounding is far within the plan's margins).
+        float h[3];
+        for (int r = 0; r < 3; ++r)
+          h[r] = hLane[r] + static_cast<float>(slice) * hSlice[r] - hSlow[r];
+        for (int step = -1; step < slowCells; ++step, h[0] += hSlow[0], h[1] += hSlow[1], h[2] += hSlow[2])
         {
           const int slowCell = Pick(lo, slowAxis) + step;
           const int cb = laneIsB ? laneCell : slowCell, cc = laneIsB ? slowCell : laneCell;
@@ -160,9 +165,6 @@ Gather(const CudaJosephGatherLaunch p)
               S = ExhaustiveCellSums(p, k, a, s, cb, cc);
             else
             {
-              float h[3];
-              for (int r = 0; r < 3; ++r)
-                h[r] = hLane[r] + static_cast<float>(slice) * hSlice[r] + static_cast<float>(step) * hSlow[r];
               int i0, i1, j0, j1;
               JosephGatherCandidates(plan, h[0], h[1], h[2], columnLo, columnHi, rowLo, rowHi, i0, i1, j0, j1);
               for (int j = j0; j <= j1; ++j)
