@@ -115,17 +115,17 @@ public:
   {
     Elementwise(y.size(), [&](std::size_t i) { y[i] = static_cast<float>(x[i] + beta * y[i]); });
   }
+  /** y = float(alpha y), the product in double. */
+  void
+  Scale(double alpha, Vector & y) const
+  {
+    Elementwise(y.size(), [&](std::size_t i) { y[i] = static_cast<float>(alpha * y[i]); });
+  }
   /** y = x - y. */
   void
   SubtractFrom(const Vector & x, Vector & y) const
   {
     Elementwise(y.size(), [&](std::size_t i) { y[i] = x[i] - y[i]; });
-  }
-  /** x = max(x, 0). */
-  void
-  ClampNegative(Vector & x) const
-  {
-    Elementwise(x.size(), [&](std::size_t i) { x[i] = x[i] < 0.f ? 0.f : x[i]; });
   }
   /** sum of squares, in double. */
   double
@@ -160,17 +160,11 @@ public:
     });
   }
 
-  /** The TV operators on this backend's volumes and fields (pointers to the three components). */
+  /** The TV operators on this backend's volumes (and fields: pointers to their three components). */
   const TotalVariationOperators &
   TV() const
   {
     return m_TV;
-  }
-  static void
-  Components(std::array<Vector, 3> & field, float * p[3])
-  {
-    for (int c = 0; c < 3; ++c)
-      p[c] = field[c].data();
   }
 
 private:
