@@ -1,4 +1,5 @@
-// cbct-bench: FDK on the standard problems of DESIGN.md, warm, median of several runs.
+// cbct-bench: FDK on the standard problems of DESIGN.md, warm, median of several runs; with --method
+// iterative or tv, the projectors and the iterative methods on the GPU.
 //   S: 512^3 volume from 360 projections of 512x512 (the 2008 CUDA paper's problem)
 //   R: 1024^3 volume from 496 projections of 1248x960 (RabbitCT's size)
 // One JSON line per timed run with every stage's time and backprojection GUPS
@@ -12,6 +13,8 @@
 #if CBCT_USE_CUDA
 #  include "cbctCudaFDKConeBeamReconstructionFilter.h"
 #  include "cbctCudaSARTConeBeamReconstructionFilter.h"
+#  include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
+#  include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
 #  include "cbctCudaJosephOperator.h"
 #  include "cbctCudaRayCastOperator.h"
 #  include "cbctCudaVoxelBackProjectionOperator.h"
@@ -299,6 +302,81 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     std::fflush(stdout);
   }
 }
+
+/** One iteration of each total-variation method on problem p (p.projections views) on the GPU:
+ * ASD-POCS with subsets of 20 projections (TIGRE's OS-ASD-POCS) and 20 TV steps, ADMM-TV with 5
+ * conjugate gradient steps (RTK's default), each with the exact adjoint (the gather); the median of
+ * `runs` iterations after the first (which also uploads and, for ASD-POCS, computes the subsets'
+ * sensitivities), timed by the filters' iteration events. */
+void
+RunTotalVariation(const Problem & p, const std::string & device, unsigned int runs)
+{
+  using Image = itk::Image<float, 3>;
+  auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
+  for (unsigned int k = 0; k < p.projections; ++k)
+    geometry->AddProjection(1000., 1500., k * 360. / p.projections);
+  auto phantom = cbct::GeometricPhantom::New();
+  phantom->SetToSheppLogan(0.45 * p.volume * p.voxelMm);
+  auto source = cbct::PhantomProjectionSource<Image>::New();
+  Image::SpacingType spacing;
+  spacing[0] = spacing[1] = p.pixelMm;
+  spacing[2] = 1.;
+  Image::PointType origin;
+  origin[0] = -0.5 * (p.columns - 1.) * p.pixelMm;
+  origin[1] = -0.5 * (p.rows - 1.) * p.pixelMm;
+  origin[2] = 0.;
+  source->SetSize(Image::SizeType{ { p.columns, p.rows, p.projections } });
+  source->SetSpacing(spacing);
+  source->SetOrigin(origin);
+  source->SetGeometry(geometry);
+  source->SetPhantom(phantom);
+  source->Update();
+  Image::Pointer projections = source->GetOutput();
+  projections->DisconnectPipeline();
+  auto zero = cbct::ConstantImageSource<Image>::New();
+  Image::SpacingType voxel;
+  voxel.Fill(p.voxelMm);
+  Image::PointType volumeOrigin;
+  volumeOrigin.Fill(-0.5 * (p.volume - 1.) * p.voxelMm);
+  zero->SetSize(Image::SizeType{ { p.volume, p.volume, p.volume } });
+  zero->SetSpacing(voxel);
+  zero->SetOrigin(volumeOrigin);
+  zero->Update();
+
+  auto time = [&](cbct::IterativeReconstructionFilter<Image> * filter, const char * method, const std::string & parameters) {
+    filter->SetInput(0, zero->GetOutput());
+    filter->SetProjections(projections);
+    filter->SetGeometry(geometry);
+    filter->SetNumberOfIterations(runs + 1);
+    std::vector<std::chrono::steady_clock::time_point> ends;
+    const auto start = std::chrono::steady_clock::now();
+    filter->AddObserver(itk::IterationEvent(), [&ends](const itk::EventObject &) { ends.push_back(std::chrono::steady_clock::now()); });
+    filter->Update();
+    std::vector<double> seconds;
+    std::string list;
+    for (std::size_t i = 1; i < ends.size(); ++i)
+    {
+      seconds.push_back(std::chrono::duration<double>(ends[i] - ends[i - 1]).count());
+      list += (list.empty() ? "" : ",") + std::to_string(seconds.back());
+    }
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"projections\":%u,\"method\":\"%s\","
+                "%s,\"first_iteration_s\":%.4f,\"iteration_s\":%.4f,\"warm_iterations_s\":[%s]}\n",
+                p.name.c_str(), device.c_str(), p.projections, method, parameters.c_str(),
+                ends.empty() ? 0. : std::chrono::duration<double>(ends[0] - start).count(), Median(seconds), list.c_str());
+    std::fflush(stdout);
+  };
+  {
+    auto asd = cbct::CudaASDPOCSConeBeamReconstructionFilter<Image>::New();
+    asd->SetNumberOfProjectionsPerSubset(20);
+    asd->SetNumberOfTVIterations(20);
+    time(asd, "asd-pocs", "\"projections_per_subset\":20,\"tv_iterations\":20");
+  }
+  {
+    auto admm = cbct::CudaADMMTotalVariationConeBeamReconstructionFilter<Image>::New();
+    admm->SetNumberOfCGIterations(5);
+    time(admm, "admm-tv", "\"cg_iterations\":5");
+  }
+}
 #endif
 } // namespace
 
@@ -316,8 +394,10 @@ main(int argc, char * argv[])
   app.add_option("--views", views, "projections over 360 degrees instead of the problem's (e.g. 60 for a few-view S)")
     ->check(CLI::Range(1u, 100000u));
   std::string method = "fdk";
-  app.add_option("--method", method, "fdk, or iterative: forward and back projections of both projector pairs and one OS-SART iteration (CUDA)")
-    ->check(CLI::IsMember({ "fdk", "iterative" }));
+  app.add_option("--method", method,
+                 "fdk; iterative: forward and back projections of both projector pairs and one OS-SART iteration (CUDA); "
+                 "tv: one iteration of ASD-POCS and of ADMM-TV (CUDA; with --views 60 for a few-view S)")
+    ->check(CLI::IsMember({ "fdk", "iterative", "tv" }));
   CLI11_PARSE(app, argc, argv);
   try
   {
@@ -341,6 +421,11 @@ main(int argc, char * argv[])
           if (method == "iterative")
           {
             RunIterative(p, device, runs);
+            continue;
+          }
+          if (method == "tv")
+          {
+            RunTotalVariation(p, device, runs);
             continue;
           }
           using GpuImage = cbct::CudaImage<float, 3>;

@@ -62,6 +62,7 @@ struct IterativeOptions
   std::string spacing = "1";
   std::string origin;
   long long iterations = 3;
+  double timeLimit = 0.; // seconds; 0: none
   double lambda = 0.3;
   long long projectionsPerSubset = 1;
   bool positivity = false;
@@ -270,6 +271,8 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
     o.origins = ParsePoint("--origin", o.origin, 3);
   if (o.iterations < 1 || o.iterations > 1000000)
     Bad("--niterations", o.iterations, "an integer >= 1");
+  if (!std::isfinite(o.timeLimit) || !(o.timeLimit >= 0.))
+    Bad("--time-limit", o.timeLimit, "a finite number of seconds >= 0 (0: no limit)");
   if ((method == IterativeMethod::SART || method == IterativeMethod::ASDPOCS) && (!std::isfinite(o.lambda) || !(o.lambda > 0.)))
     Bad("--lambda", o.lambda, "a finite relaxation factor > 0");
   if (method == IterativeMethod::ASDPOCS)
@@ -333,6 +336,9 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
                                                        "is centred on the isocenter, -(N-1)/2 * spacing)");
   app.callback([&o, dimension, spacing, origin] { o.gridGiven = dimension->count() + spacing->count() + origin->count() > 0; });
   app.add_option("-n,--niterations", o.iterations, "Number of iterations")->capture_default_str();
+  app.add_option("--time-limit", o.timeLimit, "Stop after the iteration during which this many seconds of reconstruction "
+                                              "have passed (0: no limit; --niterations still caps the iterations)")
+    ->capture_default_str();
   if (method == IterativeMethod::SART)
   {
     app.add_option("-l,--lambda", o.lambda, "Relaxation factor (> 0)")->capture_default_str();
@@ -393,6 +399,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     { "--spacing", SlicerIn("Output", "double-vector") },
     { "--origin", SlicerIn("Output", "double-vector") },
     { "--niterations", SlicerRange("Iterations", "1", "1000", "1") },
+    { "--time-limit", SlicerRange("Iterations", "0", "1e6", "1") },
     { "--verbose", SlicerIn("Advanced") },
   };
   AddProjectorSlicer(slicer);
@@ -570,9 +577,21 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
                 << FormatSeconds(iterationClock.Seconds()) << ")" << iterationNote() << std::endl;
       iterationClock.Restart();
     });
+  // --time-limit: the filters' stop flag, raised after the iteration that reaches the limit.
+  Stopwatch budget;
+  bool timeLimitReached = false;
+  if (o.timeLimit > 0.)
+    filter->AddObserver(itk::IterationEvent(), [&](const itk::EventObject &) {
+      if (budget.Seconds() >= o.timeLimit && filter->GetCurrentIteration() < o.iterations)
+      {
+        timeLimitReached = true;
+        filter->AbortGenerateDataOn();
+      }
+    });
   auto bar = ProgressBar::Attach(filter, name);
   clock.Restart();
   iterationClock.Restart();
+  budget.Restart();
   try
   {
     filter->Update();
@@ -584,7 +603,8 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
     throw Error((what.rfind("initial volume", 0) == 0 ? "--input " + o.input : projectionsOption) + ": " + what);
   }
   if (o.verbose)
-    std::cout << name << ": " << o.iterations << " iterations in " << FormatSeconds(clock.Seconds()) << std::endl;
+    std::cout << name << ": " << filter->GetCurrentIteration() << " iterations in " << FormatSeconds(clock.Seconds())
+              << (timeLimitReached ? " (stopped by --time-limit)" : "") << std::endl;
 
   clock.Restart();
   WriteImage("--output", filter->GetOutput(), o.output);

@@ -31,7 +31,10 @@ namespace cbct
  * x-step is a linear solve, and clipping it would no longer be ADMM. An itk::IterationEvent follows
  * each iteration (GetCurrentIteration()); AbortGenerateDataOn() from an observer stops after the
  * current one. CudaADMMTotalVariationConeBeamReconstructionFilter runs the same steps on the GPU.
- * Memory: 15 volumes and 3 projection stacks.
+ * The data residual p - A x and its backprojection are carried from one iteration to the next (the
+ * conjugate gradient steps update them, the soft threshold does not move x), so an iteration costs
+ * NumberOfCGIterations forward and back projections, one pair fewer than rebuilding them as RTK
+ * does. Memory: 16 volumes and 3 projection stacks.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
@@ -97,7 +100,7 @@ protected:
     const double root = std::sqrt(m_Beta);
     auto field = [voxels] { return Field{ Vector(voxels), Vector(voxels), Vector(voxels) }; };
     Field g = field(), d = field(), rg = field(), work = field();
-    Vector s(voxels), direction(voxels), rp(pixels), qp(pixels);
+    Vector s(voxels), direction(voxels), backProjected(voxels), rp(pixels), qp(pixels);
     auto pointers = [](Field & f, float * q[3]) {
       for (int c = 0; c < 3; ++c)
         q[c] = TBackend::Data(f[c]);
@@ -112,22 +115,26 @@ protected:
     auto fieldSquaredNorm = [&](const Field & f) {
       return backend.SquaredNorm(f[0]) + backend.SquaredNorm(f[1]) + backend.SquaredNorm(f[2]);
     };
-    // s = A^T rp + (sqrt(Beta) D)^T rg = A^T rp - sqrt(Beta) div rg.
+    // s = A^T rp + (sqrt(Beta) D)^T rg = A^T rp - sqrt(Beta) div rg, A^T rp kept in backProjected.
     auto normalSide = [&] {
-      backend.Back(rp, s, all, false);
-      tv.Divergence(constR, TBackend::Data(s), static_cast<float>(-root), TBackend::Data(s), 1.f);
+      tv.Divergence(constR, TBackend::Data(s), static_cast<float>(-root), TBackend::Data(backProjected), 1.f);
     };
 
     tv.Gradient(TBackend::Data(x), G);
     for (int c = 0; c < 3; ++c)
       backend.Fill(d[c], 0.f);
+    // The data residual rp = p - A x and its backprojection, once: the conjugate gradient steps keep rp
+    // up to date (rp -= alpha A direction), and the soft threshold does not move x, so each iteration
+    // starts from them without projecting again (RTK's rebuilds both: one more projection pair per
+    // iteration).
+    backend.Forward(x, rp, all);
+    backend.SubtractFrom(p, rp);
+    backend.Back(rp, backProjected, all, false);
     const bool observed = always || this->HasObserver(itk::IterationEvent());
     unsigned int & k = this->m_CurrentIteration;
     for (k = 1; k <= this->GetNumberOfIterations() && !this->GetAbortGenerateData(); ++k)
     {
       // 1. CGLS on [A; sqrt(Beta) D] x = [p; sqrt(Beta) (g + d)] from the current x.
-      backend.Forward(x, rp, all);
-      backend.SubtractFrom(p, rp); // rp = p - A x
       tv.Gradient(TBackend::Data(x), W);
       for (int c = 0; c < 3; ++c) // rg = sqrt(Beta) (g + d - D x)
       {
@@ -151,6 +158,7 @@ protected:
         backend.Axpy(-alpha, qp, rp);
         for (int c = 0; c < 3; ++c)
           backend.Axpy(-alpha * root, work[c], rg[c]);
+        backend.Back(rp, backProjected, all, false);
         normalSide();
         const double next = backend.SquaredNorm(s);
         backend.Xpby(s, next / gamma, direction);

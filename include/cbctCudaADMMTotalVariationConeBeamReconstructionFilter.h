@@ -11,7 +11,7 @@ namespace cbct
 /** \class CudaADMMTotalVariationConeBeamReconstructionFilter
  * \brief ADMMTotalVariationConeBeamReconstructionFilter on the GPU: the same parameters and steps
  * (ADMMTotalVariationConeBeamReconstructionFilter::Reconstruct()) with the chosen projector pair on the GPU; the
- * volume, projections and the method's vectors stay on the device (15 volumes and 3 projection stacks). Observers of
+ * volume, projections and the method's vectors stay on the device (16 volumes and 3 projection stacks). Observers of
  * itk::IterationEvent find the current volume in the output (downloaded only when there are some).
  * \ingroup ConeBeamCT
  */
