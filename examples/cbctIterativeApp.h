@@ -9,6 +9,7 @@
 // SART's with --lambda-red, --no-positivity, --alpha, --alpha-red, --ratio, --tviter, --maxl2err;
 // ADMM-TV, RTK's: --alpha, --beta, --CGiter). CGLS and ADMM-TV have no --bp: they need the forward
 // projector's exact adjoint.
+#include "cbctAppRanks.h"
 #include "cbctAppSupport.h"
 #include "cbctCGLSConeBeamReconstructionFilter.h"
 #include "cbctConstantImageSource.h"
@@ -19,15 +20,22 @@
 #include "cbctSARTConeBeamReconstructionFilter.h"
 #include "cbctASDPOCSConeBeamReconstructionFilter.h"
 #include "cbctADMMTotalVariationConeBeamReconstructionFilter.h"
+#if CBCT_USE_MPI
+#  include "cbctMPISlabReconstruction.h"
+#  include "cbctMPISlabReduction.h"
+#  include "cbctMPISlabWriter.h"
+#endif
 #if CBCT_USE_CUDA
 #  include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
 #  include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
 #  include "cbctCudaCGLSConeBeamReconstructionFilter.h"
 #  include "cbctCudaOSEMConeBeamReconstructionFilter.h"
 #  include "cbctCudaSARTConeBeamReconstructionFilter.h"
+#  include <cuda_runtime_api.h> // cudaSetDevice
 #endif
 
 #include <itkCommand.h>
+#include <itkImageFileReader.h>
 #include <itkImage.h>
 
 #include <algorithm>
@@ -80,9 +88,11 @@ struct IterativeOptions
   std::string bp = "adjoint"; // --bp: SART and OSEM only (MethodOffersBackProjector())
   double step = 0.;
   std::string hardware = "cpu";
+  std::string gpus;
   int threads = 0;
   bool verbose = false;
   bool gridGiven = false; // --dimension, --spacing or --origin on the command line
+  std::vector<int> devices; // --gpus, checked by ValidateIterative()
 
   // Checked and parsed by Validate().
   std::vector<unsigned int> sizes;
@@ -159,6 +169,15 @@ inline bool
 MethodOffersBackProjector(IterativeMethod method)
 {
   return method != IterativeMethod::CGLS && method != IterativeMethod::ADMMTV;
+}
+
+/** Whether `method` is a total-variation method (cbct-asdpocs, cbct-admmtv): one GPU, one process
+ * (the total variation couples neighbouring voxels across any slab boundary, so its filters do not
+ * share sums over slabs as SART, CGLS and OSEM do). */
+inline bool
+IsTotalVariation(IterativeMethod method)
+{
+  return method == IterativeMethod::ASDPOCS || method == IterativeMethod::ADMMTV;
 }
 
 /** Whether `method` works in ordered subsets (--nprojpersubset). */
@@ -306,6 +325,11 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
   CheckProjectorAndHardware(o.fp, o.step, o.hardware);
   if (MethodOffersBackProjector(method))
     CheckBackProjector(o.bp);
+  if (!o.gpus.empty() && o.hardware != "cuda")
+    Bad("--gpus", Quoted(o.gpus), "--hardware cuda with it");
+  o.devices = ParseGpus(o.gpus);
+  if (IsTotalVariation(method) && o.devices.size() > 1)
+    Bad("--gpus", Quoted(o.gpus), "one device (the total-variation methods run on one GPU)");
 }
 
 /** Adds the options shared by the iterative apps, and the method's own. */
@@ -380,6 +404,9 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     app.add_option("--CGiter,--cgiter", o.cgIterations, "Conjugate gradient steps per iteration")->capture_default_str();
   }
   AddProjectorOptions(app, o.fp, o.step, o.hardware);
+  app.add_option("--gpus", o.gpus, "CUDA devices (with --hardware cuda): all, or indices such as 0,1 (default: the "
+                                   "first); several share the volume in slabs along y. Under mpirun: each rank takes "
+                                   "one of them, by its rank on the machine");
   if (MethodOffersBackProjector(method))
     AddBackProjectorOption(app, o.bp);
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each iteration's time");
@@ -401,6 +428,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     { "--niterations", SlicerRange("Iterations", "1", "1000", "1") },
     { "--time-limit", SlicerRange("Iterations", "0", "1e6", "1") },
     { "--verbose", SlicerIn("Advanced") },
+    { "--gpus", SlicerIn("Advanced") },
   };
   AddProjectorSlicer(slicer);
   if (MethodOffersBackProjector(method))
@@ -430,6 +458,88 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   if (MethodHasSubsets(method))
     slicer["--nprojpersubset"] = SlicerRange("Iterations", "0", "10000", "1");
   DescribeForSlicer(title, slicer);
+}
+
+/** The method's filter (CPU, or CUDA with --hardware cuda) with every option of `o` set but its
+ * inputs; `iterationNote` receives what --verbose adds to each iteration's line. */
+inline cbct::IterativeReconstructionFilter<IterativeImage>::Pointer
+MakeIterativeFilter(const IterativeOptions & o, IterativeMethod method, std::function<std::string()> & iterationNote)
+{
+  using ImageType = IterativeImage;
+  // The method's own parameters; those of every iterative filter below.
+  cbct::IterativeReconstructionFilter<ImageType>::Pointer filter;
+  iterationNote = [] { return std::string(); };
+  if (method == IterativeMethod::SART)
+  {
+    auto sart = NewIterativeFilter<cbct::SARTConeBeamReconstructionFilter<ImageType>, CudaSART>(o);
+    sart->SetLambda(o.lambda);
+    sart->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
+    sart->SetEnforcePositivity(o.positivity);
+    filter = sart;
+  }
+  else if (method == IterativeMethod::CGLS)
+  {
+    auto cgls = NewIterativeFilter<cbct::CGLSConeBeamReconstructionFilter<ImageType>, CudaCGLS>(o);
+    iterationNote = [p = cgls.GetPointer()] {
+      std::ostringstream note;
+      note << ", residual |p - Ax| " << p->GetResidualNorms().back() << " (initial " << p->GetInitialResidualNorm() << ")";
+      return note.str();
+    };
+    filter = cgls;
+  }
+  else if (method == IterativeMethod::OSEM)
+  {
+    auto osem = NewIterativeFilter<cbct::OSEMConeBeamReconstructionFilter<ImageType>, CudaOSEM>(o);
+    osem->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
+    filter = osem;
+  }
+  else if (method == IterativeMethod::ASDPOCS)
+  {
+    auto asd = NewIterativeFilter<cbct::ASDPOCSConeBeamReconstructionFilter<ImageType>, CudaASDPOCS>(o);
+    asd->SetLambda(o.lambda);
+    asd->SetLambdaReduction(o.lambdaReduction);
+    asd->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
+    asd->SetEnforcePositivity(!o.noPositivity);
+    asd->SetAlpha(o.alpha);
+    asd->SetAlphaReduction(o.alphaReduction);
+    asd->SetRatioMax(o.ratio);
+    asd->SetNumberOfTVIterations(static_cast<unsigned int>(o.tvIterations));
+    asd->SetDataTolerance(o.maxL2Error);
+    iterationNote = [p = asd.GetPointer()] {
+      std::ostringstream note;
+      note << ", TV step " << p->GetTVStepSizes().back();
+      return note.str();
+    };
+    filter = asd;
+  }
+  else
+  {
+    auto admm = NewIterativeFilter<cbct::ADMMTotalVariationConeBeamReconstructionFilter<ImageType>, CudaADMMTV>(o);
+    admm->SetAlpha(o.alpha);
+    admm->SetBeta(o.beta);
+    admm->SetNumberOfCGIterations(static_cast<unsigned int>(o.cgIterations));
+    filter = admm;
+  }
+  filter->SetForwardProjector(ForwardProjector(o.fp));
+  filter->SetBackProjector(BackProjector(o.bp)); // "adjoint" for CGLS and ADMM-TV, which offer no --bp
+  filter->SetRayCastStep(o.step);
+  filter->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
+#if CBCT_USE_CUDA
+  // --gpus: several share the volume in slabs along y.
+  if (auto * cuda = dynamic_cast<CudaSART *>(filter.GetPointer()))
+    cuda->SetDevices(o.devices);
+  else if (auto * cuda = dynamic_cast<CudaCGLS *>(filter.GetPointer()))
+    cuda->SetDevices(o.devices);
+  else if (auto * cuda = dynamic_cast<CudaOSEM *>(filter.GetPointer()))
+    cuda->SetDevices(o.devices);
+  else if (o.hardware == "cuda" && o.devices.size() == 1)
+  {
+    // The total-variation filters run on the current device (ValidateIterative() allows one).
+    if (cudaSetDevice(o.devices[0]) != cudaSuccess)
+      Bad("--gpus", Quoted(o.gpus), "a CUDA device index of this machine");
+  }
+#endif
+  return filter;
 }
 
 /** Reads the inputs, runs the method's filter with a progress bar and per-iteration lines under
@@ -499,64 +609,8 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   if (o.verbose && MethodOffersBackProjector(method))
     std::cout << name << ": backprojector: " << DescribeBackProjector(o.bp) << std::endl;
 
-  // The method's own parameters; those of every iterative filter below.
-  cbct::IterativeReconstructionFilter<ImageType>::Pointer filter;
-  std::function<std::string()> iterationNote = [] { return std::string(); };
-  if (method == IterativeMethod::SART)
-  {
-    auto sart = NewIterativeFilter<cbct::SARTConeBeamReconstructionFilter<ImageType>, CudaSART>(o);
-    sart->SetLambda(o.lambda);
-    sart->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
-    sart->SetEnforcePositivity(o.positivity);
-    filter = sart;
-  }
-  else if (method == IterativeMethod::CGLS)
-  {
-    auto cgls = NewIterativeFilter<cbct::CGLSConeBeamReconstructionFilter<ImageType>, CudaCGLS>(o);
-    iterationNote = [p = cgls.GetPointer()] {
-      std::ostringstream note;
-      note << ", residual |p - Ax| " << p->GetResidualNorms().back() << " (initial " << p->GetInitialResidualNorm() << ")";
-      return note.str();
-    };
-    filter = cgls;
-  }
-  else if (method == IterativeMethod::OSEM)
-  {
-    auto osem = NewIterativeFilter<cbct::OSEMConeBeamReconstructionFilter<ImageType>, CudaOSEM>(o);
-    osem->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
-    filter = osem;
-  }
-  else if (method == IterativeMethod::ASDPOCS)
-  {
-    auto asd = NewIterativeFilter<cbct::ASDPOCSConeBeamReconstructionFilter<ImageType>, CudaASDPOCS>(o);
-    asd->SetLambda(o.lambda);
-    asd->SetLambdaReduction(o.lambdaReduction);
-    asd->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
-    asd->SetEnforcePositivity(!o.noPositivity);
-    asd->SetAlpha(o.alpha);
-    asd->SetAlphaReduction(o.alphaReduction);
-    asd->SetRatioMax(o.ratio);
-    asd->SetNumberOfTVIterations(static_cast<unsigned int>(o.tvIterations));
-    asd->SetDataTolerance(o.maxL2Error);
-    iterationNote = [p = asd.GetPointer()] {
-      std::ostringstream note;
-      note << ", TV step " << p->GetTVStepSizes().back();
-      return note.str();
-    };
-    filter = asd;
-  }
-  else
-  {
-    auto admm = NewIterativeFilter<cbct::ADMMTotalVariationConeBeamReconstructionFilter<ImageType>, CudaADMMTV>(o);
-    admm->SetAlpha(o.alpha);
-    admm->SetBeta(o.beta);
-    admm->SetNumberOfCGIterations(static_cast<unsigned int>(o.cgIterations));
-    filter = admm;
-  }
-  filter->SetForwardProjector(ForwardProjector(o.fp));
-  filter->SetBackProjector(BackProjector(o.bp)); // "adjoint" for CGLS and ADMM-TV, which offer no --bp
-  filter->SetRayCastStep(o.step);
-  filter->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
+  std::function<std::string()> iterationNote;
+  auto filter = MakeIterativeFilter(o, method, iterationNote);
   filter->SetInput(0, initial);
   filter->SetProjections(projections);
   filter->SetGeometry(geometry);
@@ -616,15 +670,149 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   return 0;
 }
 
-/** The whole app: options, Slicer description, run. */
+#if CBCT_USE_MPI
+/** One rank of an MPI job: the rank's slab of the volume along y, iterated with the other ranks (the
+ * slabs' forward projections summed over the ranks, MPISlabReduction; every rank holds the whole
+ * projections), then the slabs written into one file together. */
+inline int
+ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std::string & app, const AppRanks & ranks)
+{
+  using ImageType = IterativeImage;
+  const std::string name = ranks.Prefix(app);
+  Stopwatch total;
+  cbct::MPISlabReduction reduction(MPI_COMM_WORLD);
+  cbct::IterativeReconstructionFilter<ImageType>::Pointer filter;
+  std::function<std::string()> iterationNote;
+  ImageType::Pointer whole = ImageType::New(); // the whole volume's grid, without pixels
+  ImageType::RegionType slab;
+  int status = ranks.Collectively([&] {
+    if (IsTotalVariation(method))
+      throw Error("mpirun: " + app + " runs in one process (its total variation couples the voxels of neighbouring "
+                  "slabs); run it without mpirun, on one GPU with --hardware cuda");
+    ValidateIterative(o, method);
+    if (o.timeLimit > 0.)
+      Bad("--time-limit", o.timeLimit, "0 under mpirun (the ranks would stop after different iterations)");
+    if (o.fp != "joseph")
+      Bad("--fp", Quoted(o.fp), "joseph under mpirun (the ray caster's samples depend on where a ray enters the "
+                                "volume, so the ranks' slabs do not add up to the whole volume's projection)");
+    auto geometry = ReadGeometry(o.geometry);
+    const unsigned int count = geometry->GetNumberOfProjections();
+    if (method != IterativeMethod::CGLS && o.projectionsPerSubset > static_cast<long long>(count))
+      Bad("--nprojpersubset", o.projectionsPerSubset,
+          "at most the number of projections of --geometry (" + std::to_string(count) + "), or 0 for all");
+    std::size_t files = 0;
+    ImageType::Pointer projections = ReadProjections<ImageType>(o, files);
+    // The grid of --input (read over this rank's slab only) or of --dimension/--spacing/--origin.
+    auto reader = itk::ImageFileReader<ImageType>::New();
+    if (!o.input.empty())
+    {
+      reader->SetFileName(o.input);
+      reader->UpdateOutputInformation();
+      whole->CopyInformation(reader->GetOutput());
+    }
+    else
+    {
+      ImageType::SpacingType spacing;
+      ImageType::PointType origin;
+      ImageType::SizeType size;
+      for (unsigned int d = 0; d < 3; ++d)
+      {
+        size[d] = o.sizes[d];
+        spacing[d] = o.spacings[d];
+        origin[d] = o.origins[d];
+      }
+      whole->SetRegions(size);
+      whole->SetSpacing(spacing);
+      whole->SetOrigin(origin);
+    }
+    slab = cbct::MPISlabReconstruction::SlabOf(whole->GetLargestPossibleRegion(), MPI_COMM_WORLD);
+    ImageType::Pointer initial = ImageType::New();
+    initial->CopyInformation(whole);
+    initial->SetRegions(slab);
+    initial->Allocate();
+    initial->FillBuffer(0.f); // OSEM starts from 1 when given a volume that is 0 everywhere
+    if (!o.input.empty())
+    {
+      reader->GetOutput()->SetRequestedRegion(slab);
+      reader->Update();
+      itk::ImageAlgorithm::Copy(reader->GetOutput(), initial.GetPointer(), slab, slab);
+    }
+    if (o.hardware == "cuda")
+    {
+      // One GPU per rank: --gpus's devices (or all), by the rank's place on its machine.
+      const std::vector<int> candidates = o.devices.empty() ? ParseGpusIfAny() : o.devices;
+      o.devices = { candidates.at(static_cast<std::size_t>(ranks.LocalRank()) % candidates.size()) };
+    }
+    filter = MakeIterativeFilter(o, method, iterationNote);
+    filter->SetInput(0, initial);
+    filter->SetProjections(projections);
+    filter->SetGeometry(geometry);
+    filter->SetSlabReduction(&reduction);
+    filter->UpdateOutputInformation();
+    if (o.verbose)
+      std::cout << name << ": slab y [" << slab.GetIndex(1) << ", " << slab.GetIndex(1) + static_cast<long>(slab.GetSize(1))
+                << ") of " << whole->GetLargestPossibleRegion().GetSize(1) << ", " << count << " projections" << std::endl;
+  });
+  if (status != 0)
+    return status;
+
+  Stopwatch iterationClock;
+  if (o.verbose && ranks.Rank() == 0)
+    filter->AddObserver(itk::IterationEvent(), [&](const itk::EventObject &) {
+      std::cout << name << ": iteration " << filter->GetCurrentIteration() << "/" << o.iterations << " ("
+                << FormatSeconds(iterationClock.Seconds()) << ")" << iterationNote() << std::endl;
+      iterationClock.Restart();
+    });
+  ProgressBar::Pointer bar;
+  if (ranks.Rank() == 0)
+    bar = ProgressBar::Attach(filter, app);
+  try
+  {
+    filter->Update();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    // The other ranks wait in a shared sum this rank will never join: end the job.
+    PrintError(app, "rank " + std::to_string(ranks.Rank()) + ": " + WithoutItkPrefix(e.GetDescription()));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  // The slab, seen as part of the whole volume, written with the other ranks'.
+  ImageType::Pointer view = ImageType::New();
+  view->CopyInformation(whole);
+  view->SetBufferedRegion(slab);
+  view->SetPixelContainer(filter->GetOutput()->GetPixelContainer());
+  try
+  {
+    cbct::MPISlabWriter::Write(view, o.output, MPI_COMM_WORLD);
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    if (ranks.Rank() != 0)
+      return 1;
+    throw Error("--output " + o.output + ": " + WithoutItkPrefix(e.GetDescription()));
+  }
+  if (o.verbose && ranks.Rank() == 0)
+    std::cout << name << ": wrote " << o.output << ", total " << FormatSeconds(total.Seconds()) << std::endl;
+  return 0;
+}
+#endif
+
+/** The whole app: options, Slicer description, run (under mpirun: one slab per rank). */
 inline int
 IterativeMain(int argc, char ** argv, IterativeMethod method, const std::string & name, const std::string & description,
               const std::string & title)
 {
+  AppRanks ranks(&argc, &argv);
   IterativeOptions o;
   CLI::App app{ description, name };
   AddIterativeOptions(app, o, method, title);
-  return Run(app, argc, argv, [&] { return ReconstructIterative(o, method, name); });
+  return Run(app, argc, argv, [&] {
+#if CBCT_USE_MPI
+    if (ranks.Distributed())
+      return ReconstructIterativeSlab(o, method, name, ranks);
+#endif
+    return ReconstructIterative(o, method, name);
+  });
 }
 
 } // namespace cbct::apps

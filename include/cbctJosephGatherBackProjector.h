@@ -12,9 +12,10 @@
 namespace cbct
 {
 
-/** The gather's description of projection `ray` for a volume of `size` voxels: the inverse of its
- * direction map and the bound on how far a float sample lies from the exact line (see
- * JosephGatherProjection; 16 times the rounding JosephSetup() and JosephSample() can do). */
+/** The gather's description of projection `ray` for a volume of `size` voxels (in memory from
+ * ray.start): the inverse of its direction map and the bound on how far a float sample lies from the
+ * exact line (see JosephGatherProjection; 16 times the rounding JosephSetup() and JosephSample() can
+ * do with indices up to |start| + size). */
 inline JosephGatherProjection
 MakeJosephGatherProjection(const JosephRay & ray, const int size[3])
 {
@@ -32,7 +33,12 @@ MakeJosephGatherProjection(const JosephRay & ray, const int size[3])
     p.q0[d] = ray.q0[d];
     largest = std::max(largest, std::fabs(ray.q0[d]));
   }
-  const int biggest = std::max(size[0], std::max(size[1], size[2]));
+  int biggest = 0;
+  for (int d = 0; d < 3; ++d)
+  {
+    p.start[d] = ray.start[d];
+    biggest = std::max(biggest, std::abs(ray.start[d]) + size[d]);
+  }
   p.delta = std::ldexp(4. * largest + 4. * biggest + 1., -20);
   return p;
 }
@@ -43,6 +49,8 @@ MakeJosephGatherProjection(const JosephRay & ray, const int size[3])
  * ray-driven scatter (RayDrivenOperator::Back()) up to the order of the additions (both add the
  * same products in double).
  *
+ * A volume that is a slab of a larger one (its region's index not 0) is computed in the larger
+ * one's index space, as the forward projector samples it: its tiles' cells are the whole volume's.
  * Projections are taken in batches of Batch; for each, every pixel's ray is set up once
  * (JosephSetup()); then each tile of JosephGatherTileX x Y x Z voxels, one per work unit, gathers
  * the batch's rays into its own voxels. No partial volumes: the memory is the batch's rays (24 bytes
@@ -59,7 +67,10 @@ public:
                             const ThreeDCircularProjectionGeometry * geometry)
   {
     for (unsigned int d = 0; d < 3; ++d)
+    {
       m_Size[d] = static_cast<int>(volume->GetLargestPossibleRegion().GetSize(d));
+      m_Start[d] = static_cast<int>(volume->GetLargestPossibleRegion().GetIndex(d));
+    }
     m_Columns = static_cast<int>(projections->GetLargestPossibleRegion().GetSize(0));
     m_Rows = static_cast<int>(projections->GetLargestPossibleRegion().GetSize(1));
     m_FirstColumn = static_cast<int>(projections->GetLargestPossibleRegion().GetIndex(0));
@@ -129,12 +140,15 @@ private:
              std::size_t first, std::size_t count, float * volume) const
   {
     const int extent[3] = { JosephGatherTileX, JosephGatherTileY, JosephGatherTileZ };
-    int lo[3], hi[3], n[3];
+    // lo, hi: in memory; from, to: the same voxels in the volume's index space (the samples').
+    int lo[3], hi[3], n[3], from[3], to[3];
     for (int d = 0; d < 3; ++d)
     {
       lo[d] = tile[d] * extent[d];
       hi[d] = std::min(lo[d] + extent[d], m_Size[d]);
       n[d] = hi[d] - lo[d];
+      from[d] = lo[d] + m_Start[d];
+      to[d] = hi[d] + m_Start[d];
     }
     const std::size_t stride[3] = { 1, static_cast<std::size_t>(n[0]), static_cast<std::size_t>(n[0]) * n[1] };
     std::vector<double> sum(stride[2] * n[2], 0.);
@@ -148,7 +162,7 @@ private:
       for (int a = 0; a < 3; ++a)
       {
         JosephGatherPlan plan;
-        if (!JosephGatherPlanTile(m_Projections[k], a, lo, hi, plan))
+        if (!JosephGatherPlanTile(m_Projections[k], a, from, to, plan))
           continue;
         const int b = (a + 1) % 3, c = (a + 2) % 3;
         // Cells rb, rc = -1 .. n - 1 (relative), 4 sums each, row by row along c.
@@ -161,7 +175,7 @@ private:
             {
               double * S = &cells[(static_cast<std::size_t>(rc + 1) * cellsB + (rb + 1)) * 4];
               S[0] = S[1] = S[2] = S[3] = 0.;
-              this->CellSums(plan, k, a, lo[a] + rs, rs, lo[b] + rb, lo[c] + rc, rb, rc, batchRays, values, S);
+              this->CellSums(plan, k, a, from[a] + rs, rs, from[b] + rb, from[c] + rc, rb, rc, batchRays, values, S);
             }
           // Voxel (vb, vc) of the slice: S0 of its cell, S1 of the one before along b, S2 of the one
           // before along c, S3 of the one before along both.
@@ -186,7 +200,8 @@ private:
   }
 
   /** S[corner] += the weighted values of the rays of projection k (dominant axis a) whose sample in
-   * slice s lies in cell (cb, cc), found through `plan` (relative indices rs, rb, rc). */
+   * slice s lies in cell (cb, cc) (the volume's index space), found through `plan` (indices rs, rb,
+   * rc relative to the tile). */
   void
   CellSums(const JosephGatherPlan & plan, unsigned int k, int a, int s, int rs, int cb, int cc, int rb, int rc, const Ray * batchRays,
            const float * values, double S[4]) const
@@ -235,6 +250,7 @@ private:
   }
 
   int m_Size[3];
+  int m_Start[3]; ///< the volume's first voxel in its index space
   int m_Columns = 0, m_Rows = 0, m_FirstColumn = 0, m_FirstRow = 0;
   std::vector<JosephRay> m_Rays;
   std::vector<JosephGatherProjection> m_Projections;

@@ -60,6 +60,9 @@ Plan(const CudaJosephGatherLaunch p, int tilesX, int tilesY, int tiles)
   const int a = t % 3, m = t / 3 % p.count, tile = t / 3 / p.count;
   int lo[3], n[3];
   Tile(p.size, tile % tilesX, tile / tilesX % tilesY, tile / tilesX / tilesY, lo, n);
+  // In the volume's index space, as the samples are (a slab's tiles start at its first voxel's index).
+  for (int d = 0; d < 3; ++d)
+    lo[d] += p.start[d];
   const int hi[3] = { lo[0] + n[0], lo[1] + n[1], lo[2] + n[2] };
   JosephGatherPlan plan;
   plan.exhaustive = 0;
@@ -107,6 +110,8 @@ Gather(const CudaJosephGatherLaunch p)
   __shared__ float sums[TileY * SlicePitch];
   int lo[3], n[3];
   Tile(p.size, blockIdx.x, blockIdx.y, blockIdx.z, lo, n);
+  // The tile's first voxel in the volume's index space, where the cells and slices are counted.
+  const int from[3] = { lo[0] + p.start[0], lo[1] + p.start[1], lo[2] + p.start[2] };
   for (int v = threadIdx.x; v < TileY * SlicePitch; v += Threads)
     sums[v] = 0.f;
   const JosephGatherPlan * plans =
@@ -136,7 +141,7 @@ Gather(const CudaJosephGatherLaunch p)
       const int laneAxis = a == 0 ? 2 : 0, slowAxis = 3 - a - laneAxis;
       const bool laneIsB = laneAxis == (a + 1) % 3;
       const int laneCells = Pick(n, laneAxis) + 1, slowCells = Pick(n, slowAxis), slices = Pick(n, a);
-      const int laneCell = Pick(lo, laneAxis) - 1 + lane;
+      const int laneCell = Pick(from, laneAxis) - 1 + lane;
       // h of this lane's cell centre at slow step 0 and slice 0, and its change per step and slice.
       float hLane[3], hSlow[3], hSlice[3];
       for (int r = 0; r < 3; ++r)
@@ -147,7 +152,7 @@ Gather(const CudaJosephGatherLaunch p)
       }
       for (int slice = warp; slice < slices; slice += Warps)
       {
-        const int s = Pick(lo, a) + slice;
+        const int s = Pick(from, a) + slice;
         float previousSlow = 0.f, previous3 = 0.f;
         // h of this lane's cell, stepped along the slow axis by additions (at most 32 steps: their
         // rounding is far within the plan's margins).
@@ -156,7 +161,7 @@ Gather(const CudaJosephGatherLaunch p)
           h[r] = hLane[r] + static_cast<float>(slice) * hSlice[r] - hSlow[r];
         for (int step = -1; step < slowCells; ++step, h[0] += hSlow[0], h[1] += hSlow[1], h[2] += hSlow[2])
         {
-          const int slowCell = Pick(lo, slowAxis) + step;
+          const int slowCell = Pick(from, slowAxis) + step;
           const int cb = laneIsB ? laneCell : slowCell, cc = laneIsB ? slowCell : laneCell;
           float4 S = make_float4(0.f, 0.f, 0.f, 0.f);
           if (lane < laneCells)

@@ -1,6 +1,6 @@
 // The exact adjoint of Joseph's projector as a gather on the GPU (CudaJosephOperator's default):
 // adjoint to the forward projector, equal to the scatter with atomics and to the CPU's gather, on the
-// cases of the CPU suite (cbctJosephGatherTest). Skips without a device.
+// cases of the CPU suite (cbctJosephGatherTest), a slab of a volume among them. Skips without a device.
 #include "cbctCudaDevice.h"
 #include "cbctCudaJosephOperator.h"
 #include "cbctIterativeTestHelpers.h"
@@ -166,4 +166,20 @@ TEST_F(CudaJosephGather, ManyProjectionsInSeveralBatchesEqualTheCpu)
   auto geometry = CircularGeometry(75, 360., 500., 800.);
   Check(Grid({ { 40, 33, 35 } }, { { 1.5, 1.5, 1.5 } }, { { -29.25, -24., -25.5 } }),
         Grid({ { 48, 40, 75 } }, { { 2., 2., 1. } }, { { -47., -39., 0. } }), geometry, 13, "75 projections");
+}
+
+TEST_F(CudaJosephGather, EqualsTheScatterAndTheCpuOnASlabOfTheVolume)
+{
+  // A volume whose region starts at index (5, 3, 7): a slab of a larger one, sampled in its index space
+  // (the CPU suite checks that the CPU gather there equals the whole volume's); in front of the source
+  // and with the source inside (the exhaustive kernel).
+  auto circular = CircularGeometry(12, 360., 400., 700., 3., -2.);
+  circular->AddProjection(400., 700., 45.);
+  circular->AddProjection(400., 700., 30., 0., 0., 75.);
+  const unsigned int n = circular->GetNumberOfProjections();
+  Check(Grid({ { 21, 21, 12 } }, { { 2., 2.5, 3. } }, { { -29., -31.25, -31.5 } }, { { 5, 3, 7 } }),
+        Grid({ { 60, 50, n } }, { { 2.2, 2.6, 1. } }, { { -66., -64., 0. } }), circular, 15, "slab from (5, 3, 7)");
+  auto inside = CircularGeometry(6, 360., 20., 60.);
+  Check(Grid({ { 15, 5, 14 } }, { { 2., 2., 2. } }, { { -23., -9., -23. } }, { { 5, 3, 7 } }),
+        Grid({ { 24, 12, 6 } }, { { 6., 6., 1. } }, { { -69., -33., 0. } }), inside, 17, "slab from (5, 3, 7), source inside");
 }

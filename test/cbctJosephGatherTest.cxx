@@ -1,15 +1,18 @@
 // The exact adjoint of Joseph's projector computed as a gather (JosephGatherBackProjector) on the CPU:
 // adjoint to the forward projector and equal to the ray-driven scatter, on circular scans, any grid,
 // rays along every axis and at the 45-degree switch between axes, rays that graze the volume's faces,
-// dense and sparse detectors, and a source inside the volume.
+// dense and sparse detectors, a source inside the volume, and slabs of a volume (index space not from 0).
 #include "cbctJosephOperator.h"
 #include "cbctIterativeTestHelpers.h"
+
+#include <itkImageRegionIterator.h>
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 using namespace cbct;
 using namespace cbct::test;
@@ -156,6 +159,7 @@ TEST(JosephGather, CellWeightsAreJosephSamplesBitForBit)
     line.kb = slope(generator) * 0.5f;
     line.kc = slope(generator) * 0.5f;
     line.step = step(generator);
+    line.sa = line.sb = line.sc = 0; // the voxels in memory from index 0 (JosephSample()'s bounds)
     const int s = slice(generator);
     int ib, ic;
     float w[4];
@@ -175,4 +179,78 @@ TEST(JosephGather, CellWeightsAreJosephSamplesBitForBit)
   std::cout << samples << " samples, " << mismatches << " mismatches" << std::endl;
   EXPECT_GT(samples, 100000);
   EXPECT_EQ(mismatches, 0);
+}
+
+namespace
+{
+/** A slab of `whole` (same grid and index space, region `region`), filled from it. */
+ImageType::Pointer
+SlabOf(const ImageType * whole, const ImageType::RegionType & region)
+{
+  auto slab = ImageType::New();
+  slab->CopyInformation(whole);
+  slab->SetRegions(region);
+  slab->Allocate();
+  itk::ImageRegionConstIterator<ImageType> from(whole, region);
+  itk::ImageRegionIterator<ImageType> to(slab, region);
+  for (; !from.IsAtEnd(); ++from, ++to)
+    to.Set(from.Get());
+  return slab;
+}
+} // namespace
+
+TEST(JosephGather, ASlabGathersWhatTheWholeVolumeGathersThere)
+{
+  // Joseph samples in the volume's index space, so a slab (its region's index not 0: one rank's or
+  // one GPU's part of the volume) must gather exactly the whole volume's A^T y over its voxels, be the
+  // adjoint of the slab's forward projection and equal the slab's scatter. Slabs along y (as ranks and
+  // GPUs split), and one cut along all three axes; circular projections, the 45-degree switch, rays
+  // along y; then a source inside the volume (the exhaustive path).
+  auto circular = CircularGeometry(12, 360., 400., 700., 3., -2.);
+  circular->AddProjection(400., 700., 45.);
+  circular->AddProjection(400., 700., 30., 0., 0., 75.);
+  auto inside = CircularGeometry(6, 360., 20., 60.);
+  struct Case
+  {
+    const ThreeDCircularProjectionGeometry * geometry;
+    ImageType::Pointer volume, projections;
+    const char * name;
+  };
+  const unsigned int n = circular->GetNumberOfProjections();
+  const Case cases[] = {
+    { circular, Grid({ { 30, 26, 22 } }, { { 2., 2.5, 3. } }, { { -29., -31.25, -31.5 } }),
+      Grid({ { 60, 50, n } }, { { 2.2, 2.6, 1. } }, { { -66., -64., 0. } }), "circular" },
+    { inside, Grid({ { 24, 10, 24 } }, { { 2., 2., 2. } }, { { -23., -9., -23. } }),
+      Grid({ { 24, 12, 6 } }, { { 6., 6., 1. } }, { { -69., -33., 0. } }), "source inside" },
+  };
+  for (const Case & c : cases)
+  {
+    auto y = Copy<ImageType>(c.projections, false, 21);
+    std::vector<unsigned int> all(c.geometry->GetNumberOfProjections());
+    for (unsigned int k = 0; k < all.size(); ++k)
+      all[k] = k;
+    JosephOperator<ImageType> whole(c.volume, y, c.geometry);
+    auto wholeBack = Zeros(c.volume);
+    whole.Back(y->GetBufferPointer(), wholeBack->GetBufferPointer(), all, false);
+    const auto size = c.volume->GetLargestPossibleRegion().GetSize();
+    std::vector<ImageType::RegionType> regions;
+    const unsigned int cut = static_cast<unsigned int>(size[1] / 3);
+    for (unsigned int first = 0; first < size[1]; first += cut)
+      regions.emplace_back(ImageType::IndexType{ { 0, first, 0 } },
+                           ImageType::SizeType{ { size[0], std::min<unsigned int>(cut, size[1] - first), size[2] } });
+    regions.emplace_back(ImageType::IndexType{ { 5, 3, 7 } }, ImageType::SizeType{ { size[0] - 9, size[1] - 5, size[2] - 10 } });
+    for (const auto & region : regions)
+    {
+      std::ostringstream what;
+      what << c.name << ", slab from " << region.GetIndex() << " of " << region.GetSize();
+      auto slab = SlabOf(c.volume, region);
+      Expect(Check(slab, c.projections, c.geometry, 23), what.str());
+      JosephOperator<ImageType> part(slab, y, c.geometry);
+      auto partBack = Zeros(slab);
+      part.Back(y->GetBufferPointer(), partBack->GetBufferPointer(), all, false);
+      const double difference = RelativeDifference(partBack, SlabOf(wholeBack, region));
+      std::cout << what.str() << ": slab's gather vs the whole volume's there " << difference << std::endl;
+      EXPECT_LT(difference, 1e-6) << what.str();
+    }
+  }
 }

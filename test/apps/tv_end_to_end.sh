@@ -21,12 +21,14 @@ echo "== ASD-POCS, 5 projections per subset, 4 iterations"
 "$bin/cbct-asdpocs" -g geometry.xml --projections projections.mha "${grid[@]}" --niterations 4 --nprojpersubset 5 \
   --lambda 0.8 --alpha 0.01 -o asdpocs.mha --verbose | tee asdpocs.log
 grep -q "iteration 4/4 (.*), TV step " asdpocs.log
-check_quality asdpocs.mha "asdpocs" MAE_ASD PSNR_ASD
+# Measured MAE 0.074, PSNR 20.9 dB (OS-SART alone, the same 4 iterations: MAE 0.098).
+check_quality asdpocs.mha "asdpocs" 0.085 20.0
 
 echo "== ADMM-TV, 3 iterations of 3 conjugate gradient steps"
 "$bin/cbct-admmtv" -g geometry.xml --projections projections.mha "${grid[@]}" --niterations 3 --alpha 30 --beta 300 \
   --CGiter 3 -o admmtv.nrrd --verbose | tee admmtv.log
-check_quality admmtv.nrrd "admmtv" MAE_ADMM PSNR_ADMM
+# Measured MAE 0.086, PSNR 22.9 dB (CGLS, 9 iterations, the same projections: MAE 0.106).
+check_quality admmtv.nrrd "admmtv" 0.095 22.0
 
 echo "== --time-limit: stops after the iteration that reaches it"
 "$bin/cbct-sart" -g geometry.xml --projections projections.mha "${grid[@]}" --niterations 100000 --nprojpersubset 5 \
