@@ -7,6 +7,9 @@
 # cuda, default cpu), NOISE (standard deviation of Gaussian noise added to the line integrals with
 # numpy, default 0: none), VIEWS (default 30), BIN (the apps, default build/bin), OUT.
 # Runs from any directory; builds nothing (scripts/demo.sh or scripts/test.sh build the apps).
+# On the CPU one 128^3 OS-SART iteration takes minutes (148 s on a shared 2-core machine): with a
+# budget of 120 s each method gets one iteration, which compares nothing. Run it on a GPU
+# (HARDWARE=cuda BUDGET=20), or on the CPU with a budget of tens of minutes.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=${BIN:-$root/build/bin}
