@@ -1,4 +1,5 @@
-// cbct-bench: FDK on the standard problems of DESIGN.md, warm, median of several runs.
+// cbct-bench: FDK on the standard problems of DESIGN.md, warm, median of several runs; with --method
+// iterative or tv, the projectors and the iterative methods on the GPU.
 //   S: 512^3 volume from 360 projections of 512x512 (the 2008 CUDA paper's problem)
 //   R: 1024^3 volume from 496 projections of 1248x960 (RabbitCT's size)
 //   L: 2048^3 volume from 1200 projections of 2048x2048 (several GPUs, MPI)
@@ -24,6 +25,8 @@
 #  include "cbctCudaOSEMConeBeamReconstructionFilter.h"
 #  include "cbctCudaFDKConeBeamReconstructionFilter.h"
 #  include "cbctCudaSARTConeBeamReconstructionFilter.h"
+#  include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
+#  include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
 #  include "cbctCudaJosephOperator.h"
 #  include "cbctCudaRayCastOperator.h"
 #  include "cbctCudaVoxelBackProjectionOperator.h"
@@ -323,8 +326,8 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
 #if CBCT_USE_CUDA
 /** Issue 4's measurements on problem p, on the GPU: forward and back projection of all projections
  * with each projector pair and variant (GUPS = voxels x projections / s; Joseph: through slice-stack
- * textures (the default) or reading voxels; its exact adjoint by atomics in 32-slice slabs (the
- * default) or in one pass; the ray caster with a step of one voxel), the voxel-based
+ * textures (the default) or reading voxels; its exact adjoint gathered (the default) or scattered
+ * with atomics in 32-slice slabs or in one pass; the ray caster with a step of one voxel), the voxel-based
  * backprojection, and one OS-SART iteration (subsets of 20 projections) with each forward projector
  * and each backprojector: the median of `runs` iterations after the first (which also uploads and
  * computes the sensitivities). */
@@ -386,9 +389,9 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     return Median(t);
   };
   auto report = [&](const char * method, const char * variant, double seconds) {
-    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"method\":\"%s\",\"variant\":\"%s\","
-                "\"seconds\":%.4f,\"gups\":%.1f}\n",
-                p.name.c_str(), device.c_str(), method, variant, seconds, updates / seconds / 1e9);
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"projections\":%u,\"method\":\"%s\","
+                "\"variant\":\"%s\",\"seconds\":%.4f,\"gups\":%.1f}\n",
+                p.name.c_str(), device.c_str(), p.projections, method, variant, seconds, updates / seconds / 1e9);
     std::fflush(stdout);
   };
   {
@@ -399,10 +402,13 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     report("joseph-forward", "global", timeIt([&] { A.Forward(volume.Data(), stack.Data(), subset, n); }));
     A.SetVolumeTexture(true);
     report("joseph-forward", "slices", timeIt([&] { A.Forward(volume.Data(), stack.Data(), subset, n); }));
+    report("joseph-back", "gather", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+    A.SetAdjoint(cbct::JosephAdjoint::Scatter);
     for (int slab : { 0, 32 })
     {
       A.SetBackProjectionSlab(slab);
-      report("joseph-back", ("slab" + std::to_string(slab)).c_str(), timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+      report("joseph-back", ("scatter-slab" + std::to_string(slab)).c_str(),
+             timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
     }
   }
   {
@@ -449,10 +455,86 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     std::string list;
     for (double t : seconds)
       list += (list.empty() ? "" : ",") + std::to_string(t);
-    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"method\":\"os-sart\",\"fp\":\"%s\","
-                "\"bp\":\"%s\",\"projections_per_subset\":20,\"iteration_s\":%.4f,\"warm_iterations_s\":[%s]}\n",
-                p.name.c_str(), device.c_str(), cbct::ToString(kind).c_str(), cbct::ToString(back).c_str(), Median(seconds), list.c_str());
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"projections\":%u,\"method\":\"os-sart\","
+                "\"fp\":\"%s\",\"bp\":\"%s\",\"projections_per_subset\":20,\"iteration_s\":%.4f,\"warm_iterations_s\":[%s]}\n",
+                p.name.c_str(), device.c_str(), p.projections, cbct::ToString(kind).c_str(), cbct::ToString(back).c_str(), Median(seconds),
+                list.c_str());
     std::fflush(stdout);
+  }
+}
+
+/** One iteration of each total-variation method on problem p (p.projections views) on the GPU:
+ * ASD-POCS with subsets of 20 projections (TIGRE's OS-ASD-POCS) and 20 TV steps, ADMM-TV with 5
+ * conjugate gradient steps (RTK's default), each with the exact adjoint (the gather); the median of
+ * `runs` iterations after the first (which also uploads and, for ASD-POCS, computes the subsets'
+ * sensitivities), timed by the filters' iteration events. */
+void
+RunTotalVariation(const Problem & p, const std::string & device, unsigned int runs)
+{
+  using Image = itk::Image<float, 3>;
+  auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
+  for (unsigned int k = 0; k < p.projections; ++k)
+    geometry->AddProjection(1000., 1500., k * 360. / p.projections);
+  auto phantom = cbct::GeometricPhantom::New();
+  phantom->SetToSheppLogan(0.45 * p.volume * p.voxelMm);
+  auto source = cbct::PhantomProjectionSource<Image>::New();
+  Image::SpacingType spacing;
+  spacing[0] = spacing[1] = p.pixelMm;
+  spacing[2] = 1.;
+  Image::PointType origin;
+  origin[0] = -0.5 * (p.columns - 1.) * p.pixelMm;
+  origin[1] = -0.5 * (p.rows - 1.) * p.pixelMm;
+  origin[2] = 0.;
+  source->SetSize(Image::SizeType{ { p.columns, p.rows, p.projections } });
+  source->SetSpacing(spacing);
+  source->SetOrigin(origin);
+  source->SetGeometry(geometry);
+  source->SetPhantom(phantom);
+  source->Update();
+  Image::Pointer projections = source->GetOutput();
+  projections->DisconnectPipeline();
+  auto zero = cbct::ConstantImageSource<Image>::New();
+  Image::SpacingType voxel;
+  voxel.Fill(p.voxelMm);
+  Image::PointType volumeOrigin;
+  volumeOrigin.Fill(-0.5 * (p.volume - 1.) * p.voxelMm);
+  zero->SetSize(Image::SizeType{ { p.volume, p.volume, p.volume } });
+  zero->SetSpacing(voxel);
+  zero->SetOrigin(volumeOrigin);
+  zero->Update();
+
+  auto time = [&](cbct::IterativeReconstructionFilter<Image> * filter, const char * method, const std::string & parameters) {
+    filter->SetInput(0, zero->GetOutput());
+    filter->SetProjections(projections);
+    filter->SetGeometry(geometry);
+    filter->SetNumberOfIterations(runs + 1);
+    std::vector<std::chrono::steady_clock::time_point> ends;
+    const auto start = std::chrono::steady_clock::now();
+    filter->AddObserver(itk::IterationEvent(), [&ends](const itk::EventObject &) { ends.push_back(std::chrono::steady_clock::now()); });
+    filter->Update();
+    std::vector<double> seconds;
+    std::string list;
+    for (std::size_t i = 1; i < ends.size(); ++i)
+    {
+      seconds.push_back(std::chrono::duration<double>(ends[i] - ends[i - 1]).count());
+      list += (list.empty() ? "" : ",") + std::to_string(seconds.back());
+    }
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"projections\":%u,\"method\":\"%s\","
+                "%s,\"first_iteration_s\":%.4f,\"iteration_s\":%.4f,\"warm_iterations_s\":[%s]}\n",
+                p.name.c_str(), device.c_str(), p.projections, method, parameters.c_str(),
+                ends.empty() ? 0. : std::chrono::duration<double>(ends[0] - start).count(), Median(seconds), list.c_str());
+    std::fflush(stdout);
+  };
+  {
+    auto asd = cbct::CudaASDPOCSConeBeamReconstructionFilter<Image>::New();
+    asd->SetNumberOfProjectionsPerSubset(20);
+    asd->SetNumberOfTVIterations(20);
+    time(asd, "asd-pocs", "\"projections_per_subset\":20,\"tv_iterations\":20");
+  }
+  {
+    auto admm = cbct::CudaADMMTotalVariationConeBeamReconstructionFilter<Image>::New();
+    admm->SetNumberOfCGIterations(5);
+    time(admm, "admm-tv", "\"cg_iterations\":5");
   }
 }
 #endif
@@ -627,14 +709,19 @@ main(int argc, char * argv[])
     ->delimiter(',');
   app.add_option("--hardware", hardware, "cuda and/or cpu")->delimiter(',');
   app.add_option("--runs", runs, "timed runs after one untimed warm-up (median reported)")->check(CLI::Range(1u, 1000u));
+  unsigned int views = 0;
+  app.add_option("--views", views, "projections over 360 degrees instead of the problem's (e.g. 60 for a few-view S)")
+    ->check(CLI::Range(1u, 100000u));
   app.add_option("--gpus", gpus, "CUDA devices of this process: all, or indices such as 0,1 (default: the first; under "
                                  "mpirun each rank takes one by its rank on the machine)");
   app.add_option("--pieces", setup.pieces, "minimum pieces along y per GPU (0: the filter's default)");
   std::string method = "fdk";
-  app.add_option("--method", method, "fdk; iterative: forward and back projections of both projector pairs and one OS-SART "
-                                     "iteration (CUDA); emission: problem E (SPECT, 128^3 from 120 views of 128^2, attenuation "
-                                     "and collimator blur), forward and back projection and one OSEM iteration of 8 subsets")
-    ->check(CLI::IsMember({ "fdk", "iterative", "emission" }));
+  app.add_option("--method", method,
+                 "fdk; iterative: forward and back projections of both projector pairs and one OS-SART iteration (CUDA); "
+                 "emission: problem E (SPECT, 128^3 from 120 views of 128^2, attenuation and collimator blur), forward and "
+                 "back projection and one OSEM iteration of 8 subsets; tv: one iteration of ASD-POCS and of ADMM-TV (CUDA; "
+                 "with --views 60 for a few-view S)")
+    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv" }));
   CLI11_PARSE(app, argc, argv);
   try
   {
@@ -695,7 +782,9 @@ main(int argc, char * argv[])
     }
     for (const auto & name : problems)
     {
-      const Problem p = Lookup(name);
+      Problem p = Lookup(name);
+      if (views > 0)
+        p.projections = views;
       for (const auto & h : hardware)
       {
         using CpuImage = itk::Image<float, 3>;
@@ -711,6 +800,11 @@ main(int argc, char * argv[])
           if (method == "iterative")
           {
             RunIterative(p, device, runs);
+            continue;
+          }
+          if (method == "tv")
+          {
+            RunTotalVariation(p, device, runs);
             continue;
           }
           const std::size_t count = setup.devices.empty() ? 1 : setup.devices.size();

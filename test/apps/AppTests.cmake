@@ -25,6 +25,10 @@ set_tests_properties(apps.fdk_geometry PROPERTIES TIMEOUT 300)
 add_test(NAME apps.emission_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/emission_end_to_end.sh ${cbct_bin} ${cbct_app_work}/emission_end_to_end)
 set_tests_properties(apps.emission_end_to_end PROPERTIES TIMEOUT 300)
+# simulate (few views) -> asdpocs / admmtv -> compare, and --time-limit.
+add_test(NAME apps.tv_end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/tv_end_to_end.sh ${cbct_bin} ${cbct_app_work}/tv_end_to_end)
+set_tests_properties(apps.tv_end_to_end PROPERTIES TIMEOUT 300)
 
 # Several processes through MPI (CPU): slabs equal to one process bit for bit, failures end the job.
 if(CBCT_USE_MPI AND MPIEXEC_EXECUTABLE)
@@ -108,6 +112,8 @@ cbct_bad_input_test(osem_hardware cbct-osem "--hardware is 'gpu'. expected cpu o
 cbct_bad_input_test(sart_bp cbct-sart "--bp is 'foo'. expected adjoint or voxel" ${recon_inputs} --bp foo)
 cbct_bad_input_test(osem_bp cbct-osem "--bp is 'Voxel'. expected adjoint or voxel" ${recon_inputs} --bp Voxel)
 cbct_bad_input_test(cgls_bp_not_offered cbct-cgls "--bp" ${recon_inputs} --bp voxel)
+cbct_bad_input_test(admmtv_bp_not_offered cbct-admmtv "--bp" ${recon_inputs} --bp voxel)
+cbct_bad_input_test(asdpocs_bp cbct-asdpocs "--bp is 'exact'. expected adjoint or voxel" ${recon_inputs} --bp exact)
 cbct_bad_input_test(forward_bp_not_offered cbct-forward "--bp" -g g10.xml -i p10.mha -o out.mha --bp adjoint)
 # --hardware cuda without a device (or without CUDA in the build): one clear line. Skipped (77) where a
 # device runs it.
@@ -125,6 +131,8 @@ endfunction()
 cbct_cuda_error_test(sart_hardware_cuda cbct-sart ${recon_inputs} --hardware cuda)
 cbct_cuda_error_test(cgls_hardware_cuda cbct-cgls ${recon_inputs} --hardware cuda)
 cbct_cuda_error_test(osem_hardware_cuda cbct-osem ${recon_inputs} --hardware cuda --fp raycast)
+cbct_cuda_error_test(asdpocs_hardware_cuda cbct-asdpocs ${recon_inputs} --hardware cuda)
+cbct_cuda_error_test(admmtv_hardware_cuda cbct-admmtv ${recon_inputs} --hardware cuda)
 cbct_cuda_error_test(forward_hardware_cuda cbct-forward -g g10.xml -i p10.mha -o out.mha --hardware cuda)
 cbct_cuda_error_test(simulate_emission_hardware_cuda cbct-simulate -g out.xml -o out.mha --emission --hardware cuda)
 cbct_bad_input_test(sart_projection_count cbct-sart
@@ -134,6 +142,25 @@ cbct_bad_input_test(cgls_niterations_0 cbct-cgls "--niterations is 0. expected a
   ${recon_inputs} --niterations 0)
 cbct_bad_input_test(osem_niterations_0 cbct-osem "--niterations is 0. expected an integer >= 1"
   ${recon_inputs} --niterations 0)
+cbct_bad_input_test(sart_time_limit cbct-sart "--time-limit is -1. expected a finite number of seconds >= 0"
+  ${recon_inputs} --time-limit -1)
+cbct_bad_input_test(asdpocs_alpha cbct-asdpocs "--alpha is -0.5. expected a finite value >= 0"
+  ${recon_inputs} --alpha -0.5)
+cbct_bad_input_test(asdpocs_alpha_red cbct-asdpocs "--alpha-red is 1.5. expected a reduction factor in \\(0, 1\\]"
+  ${recon_inputs} --alpha-red 1.5)
+cbct_bad_input_test(asdpocs_lambda_red cbct-asdpocs "--lambda-red is 0. expected a reduction factor in \\(0, 1\\]"
+  ${recon_inputs} --lambda-red 0)
+cbct_bad_input_test(asdpocs_ratio cbct-asdpocs "--ratio is 0. expected a finite value > 0" ${recon_inputs} --ratio 0)
+cbct_bad_input_test(asdpocs_tviter cbct-asdpocs "--tviter is -2. expected an integer >= 0" ${recon_inputs} --tviter -2)
+cbct_bad_input_test(asdpocs_maxl2err cbct-asdpocs "--maxl2err is -1. expected a finite value >= 0" ${recon_inputs} --maxl2err -1)
+cbct_bad_input_test(asdpocs_nprojpersubset cbct-asdpocs
+  "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
+  ${recon_inputs} --nprojpersubset 11)
+cbct_bad_input_test(admmtv_beta cbct-admmtv "--beta is 0. expected a finite augmented Lagrangian weight > 0"
+  ${recon_inputs} --beta 0)
+cbct_bad_input_test(admmtv_alpha cbct-admmtv "--alpha is -1. expected a finite regularisation weight >= 0"
+  ${recon_inputs} --alpha -1)
+cbct_bad_input_test(admmtv_cgiter cbct-admmtv "--CGiter is 0. expected an integer >= 1" ${recon_inputs} --CGiter 0)
 cbct_bad_input_test(osem_nprojpersubset cbct-osem
   "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
   ${recon_inputs} --nprojpersubset 11)

@@ -9,6 +9,8 @@
 // (the filters do not write to their inputs), and an output itk::Image is handed to numpy without
 // copying (a capsule owns it). The GIL is released while ITK works; a progress callback is called with
 // the GIL held again.
+#include "cbctADMMTotalVariationConeBeamReconstructionFilter.h"
+#include "cbctASDPOCSConeBeamReconstructionFilter.h"
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
 #include "cbctCudaDevice.h"
@@ -53,6 +55,14 @@
 #  include "cbctCudaOSEMConeBeamReconstructionFilter.h"
 #else
 #  define CBCT_PY_WITH_CUDA 0
+#endif
+// The total-variation methods' CUDA twins, likewise.
+#if CBCT_USE_CUDA && __has_include("cbctCudaASDPOCSConeBeamReconstructionFilter.h")
+#  define CBCT_PY_WITH_CUDA_TV 1
+#  include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
+#  include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
+#else
+#  define CBCT_PY_WITH_CUDA_TV 0
 #endif
 
 namespace py = pybind11;
@@ -580,6 +590,161 @@ Osem(const FloatArray & projectionsArray, const Triple & projectionSpacing, cons
   ImageType::Pointer output = osem->GetOutput();
   output->DisconnectPipeline();
   return ToNumpy<ImageType>(output);
+/** The grid of an iterative reconstruction: the initial volume's (an array with spacing and origin), or
+ * a volume of zeros of `size`, `spacing`, `origin` when no initial volume is given. */
+struct IterativeGrid
+{
+  py::object initial = py::none(); // or a float32 (z, y, x) array
+  Triple initialSpacing{ { 1., 1., 1. } };
+  Triple initialOrigin{ { 0., 0., 0. } };
+  std::array<unsigned long, 3> size{ { 1, 1, 1 } }; // x, y, z
+  Triple spacing{ { 1., 1., 1. } };
+  Triple origin{ { 0., 0., 0. } };
+};
+
+ImageType::Pointer
+InitialVolume(const IterativeGrid & grid)
+{
+  if (!grid.initial.is_none())
+  {
+    const FloatArray array = grid.initial.cast<FloatArray>();
+    CheckDimensions(array, "initial", 3, "3 dimensions (z, y, x)");
+    return FromNumpy<ImageType>(array, grid.initialSpacing, grid.initialOrigin);
+  }
+  auto source = cbct::ConstantImageSource<ImageType>::New();
+  ImageType::SizeType size;
+  ImageType::SpacingType spacing;
+  ImageType::PointType origin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    size[d] = grid.size[d];
+    spacing[d] = grid.spacing[d];
+    origin[d] = grid.origin[d];
+  }
+  source->SetSize(size);
+  source->SetSpacing(spacing);
+  source->SetOrigin(origin);
+  source->SetConstant(0.f);
+  source->Update();
+  return source->GetOutput();
+}
+
+/** "cpu" or "cuda (device)" for `hardware` ('cpu', 'cuda' or 'auto') with the total-variation methods;
+ * ValueError for 'cuda' without a CUDA build or device. */
+std::string
+IterativeHardware(const std::string & hardware)
+{
+  if (hardware != "cpu" && hardware != "cuda" && hardware != "auto")
+    throw py::value_error("hardware is '" + hardware + "'; expected 'cpu', 'cuda' or 'auto'");
+#if CBCT_PY_WITH_CUDA_TV
+  if (hardware != "cpu")
+  {
+    std::string device;
+    const bool available = cbct::CudaDeviceAvailable(&device);
+    if (hardware == "cuda" && !available)
+      throw py::value_error("hardware is 'cuda' but no CUDA device is available" +
+                            (device.empty() ? std::string() : " (" + device + ")"));
+    if (available)
+      return "cuda (" + device + ")";
+  }
+#else
+  if (hardware == "cuda")
+    throw py::value_error("hardware is 'cuda' but this build of ConeBeamCT has no CUDA");
+#endif
+  return "cpu";
+}
+
+/** Runs an iterative filter (its method's parameters set) on the projections from the grid's volume,
+ * without the GIL; returns the volume and {hardware, iterations, total_s}. */
+py::tuple
+RunIterative(cbct::IterativeReconstructionFilter<ImageType> * filter, const FloatArray & projectionsArray,
+             const Triple & projectionSpacing, const Triple & projectionOrigin, const GeometryHandle & geometry,
+             const IterativeGrid & grid, unsigned int iterations, const std::string & hardware, const py::object & progress)
+{
+  CheckDimensions(projectionsArray, "projections", 3, "3 dimensions (projection, v, u)");
+  if (iterations < 1)
+    throw py::value_error("niterations is 0; expected an integer >= 1");
+  ImageType::Pointer projections = FromNumpy<ImageType>(projectionsArray, projectionSpacing, projectionOrigin);
+  ImageType::Pointer initial = InitialVolume(grid);
+  filter->SetInput(0, initial);
+  filter->SetProjections(projections);
+  filter->SetGeometry(geometry.geometry);
+  filter->SetNumberOfIterations(iterations);
+  {
+    py::gil_scoped_release release;
+    filter->UpdateOutputInformation(); // checks the geometry against the projections before the work
+  }
+  const auto start = std::chrono::steady_clock::now();
+  RunWithProgress(filter, [&] { filter->Update(); }, progress);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ImageType::Pointer volume = filter->GetOutput();
+  volume->DisconnectPipeline();
+  py::dict info;
+  info["hardware"] = hardware;
+  info["iterations"] = filter->GetCurrentIteration();
+  info["total_s"] = seconds;
+  return py::make_tuple(ToNumpy<ImageType>(volume), info);
+}
+
+/** A new TCpu filter, or its CUDA twin TCuda when `hardware` names a CUDA device. */
+template <typename TCpu, typename TCuda>
+typename TCpu::Pointer
+NewIterative(const std::string & hardware)
+{
+#if CBCT_PY_WITH_CUDA_TV
+  if (hardware != "cpu")
+    return TCuda::New().GetPointer();
+#endif
+  (void)hardware;
+  return TCpu::New().GetPointer();
+}
+
+py::tuple
+AsdPocs(const FloatArray & projections, const Triple & projectionSpacing, const Triple & projectionOrigin,
+        const GeometryHandle & geometry, const IterativeGrid & grid, unsigned int iterations, double lambda,
+        double lambdaReduction, unsigned int projectionsPerSubset, bool positivity, double alpha, double alphaReduction,
+        double ratio, unsigned int tvIterations, double maxL2Error, const std::string & hardware, const py::object & progress)
+{
+  using Cpu = cbct::ASDPOCSConeBeamReconstructionFilter<ImageType>;
+#if CBCT_PY_WITH_CUDA_TV
+  using Cuda = cbct::CudaASDPOCSConeBeamReconstructionFilter<ImageType>;
+#else
+  using Cuda = Cpu;
+#endif
+  const std::string used = IterativeHardware(hardware);
+  auto filter = NewIterative<Cpu, Cuda>(used);
+  filter->SetLambda(lambda);
+  filter->SetLambdaReduction(lambdaReduction);
+  filter->SetNumberOfProjectionsPerSubset(projectionsPerSubset);
+  filter->SetEnforcePositivity(positivity);
+  filter->SetAlpha(alpha);
+  filter->SetAlphaReduction(alphaReduction);
+  filter->SetRatioMax(ratio);
+  filter->SetNumberOfTVIterations(tvIterations);
+  filter->SetDataTolerance(maxL2Error);
+  py::tuple result = RunIterative(filter, projections, projectionSpacing, projectionOrigin, geometry, grid, iterations, used, progress);
+  py::dict info = result[1];
+  info["tv_steps"] = filter->GetTVStepSizes();
+  return result;
+}
+
+py::tuple
+AdmmTv(const FloatArray & projections, const Triple & projectionSpacing, const Triple & projectionOrigin,
+       const GeometryHandle & geometry, const IterativeGrid & grid, unsigned int iterations, double alpha, double beta,
+       unsigned int cgIterations, const std::string & hardware, const py::object & progress)
+{
+  using Cpu = cbct::ADMMTotalVariationConeBeamReconstructionFilter<ImageType>;
+#if CBCT_PY_WITH_CUDA_TV
+  using Cuda = cbct::CudaADMMTotalVariationConeBeamReconstructionFilter<ImageType>;
+#else
+  using Cuda = Cpu;
+#endif
+  const std::string used = IterativeHardware(hardware);
+  auto filter = NewIterative<Cpu, Cuda>(used);
+  filter->SetAlpha(alpha);
+  filter->SetBeta(beta);
+  filter->SetNumberOfCGIterations(cgIterations);
+  return RunIterative(filter, projections, projectionSpacing, projectionOrigin, geometry, grid, iterations, used, progress);
 }
 
 bool
@@ -821,6 +986,21 @@ then every projection must be: sid is then the detector's distance from the rota
         py::arg("size"), py::arg("spacing"), py::arg("origin"), py::arg("iterations"), py::arg("projections_per_subset"),
         py::arg("projector"), py::arg("attenuation"), py::arg("attenuation_spacing"), py::arg("attenuation_origin"),
         py::arg("psf"), py::arg("hardware"), py::arg("progress"));
+  py::class_<IterativeGrid>(m, "_IterativeGrid")
+    .def(py::init<>())
+    .def_readwrite("initial", &IterativeGrid::initial)
+    .def_readwrite("initial_spacing", &IterativeGrid::initialSpacing)
+    .def_readwrite("initial_origin", &IterativeGrid::initialOrigin)
+    .def_readwrite("size", &IterativeGrid::size)
+    .def_readwrite("spacing", &IterativeGrid::spacing)
+    .def_readwrite("origin", &IterativeGrid::origin);
+  m.def("_asd_pocs", &AsdPocs, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
+        py::arg("geometry"), py::arg("grid"), py::arg("niterations"), py::arg("lambda_"), py::arg("lambda_red"),
+        py::arg("nprojpersubset"), py::arg("positivity"), py::arg("alpha"), py::arg("alpha_red"), py::arg("ratio"),
+        py::arg("tviter"), py::arg("maxl2err"), py::arg("hardware"), py::arg("progress"));
+  m.def("_admm_tv", &AdmmTv, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
+        py::arg("geometry"), py::arg("grid"), py::arg("niterations"), py::arg("alpha"), py::arg("beta"), py::arg("cgiter"),
+        py::arg("hardware"), py::arg("progress"));
   m.def("has_cuda", &HasCuda, "Whether this build has the CUDA FDK (a device is still needed to use it).");
   m.def(
     "cuda_device",

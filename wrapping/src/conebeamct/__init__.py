@@ -1,5 +1,6 @@
 """ConeBeamCT from Python: cone-beam CT geometry, phantoms, FDK reconstruction, and emission
-tomography (SPECT): the emission projector with attenuation and collimator blur, Poisson counts, OSEM.
+tomography (SPECT): the emission projector with attenuation and collimator blur, Poisson counts, OSEM,
+and total-variation reconstruction for few views (ASD-POCS, ADMM-TV).
 
 Images are :class:`Image` objects (:class:`Projections`, :class:`Volume`): a C-contiguous float32
 numpy ``array`` in (z, y, x) order -- numpy's order, ITK's reversed -- with ``spacing`` and
@@ -15,8 +16,9 @@ library's message.
 Wrapped: :class:`Geometry` (cone beam, or parallel beam with sdd=0), :func:`project_phantom`,
 :func:`voxelize_phantom`, :func:`fdk`, and for emission data :func:`emission_project` (as
 ``cbct-forward --fp emission``), :func:`poisson_noise` (as ``cbct-simulate --poisson``) and :func:`osem`
-(as ``cbct-osem``, with any of its projectors). The other projectors and iterative methods (SART,
-SIRT, CGLS) are not wrapped yet.
+(as ``cbct-osem``, with any of its projectors), and the total-variation methods for few views
+:func:`asd_pocs` and :func:`admm_tv`. The other projectors and iterative methods (SART, SIRT, CGLS) are
+not wrapped yet.
 """
 
 import os
@@ -35,6 +37,8 @@ from ._conebeamct import (
 from . import _conebeamct
 
 __all__ = [
+    "admm_tv",
+    "asd_pocs",
     "Geometry",
     "Image",
     "ITKError",
@@ -423,4 +427,158 @@ def osem(
         str(projector), mu, mu_spacing, mu_origin, _psf(psf), str(hardware), progress
     )
     volume = Volume(array, step, first, info={"projector": projector, "iterations": count})
+    return volume.to_itk() if from_itk else volume
+
+
+def _iterative_grid(initial, shape, spacing, origin):
+    """The grid of an iterative method: the initial Volume's, or shape/spacing/origin (zeros)."""
+    grid = _conebeamct._IterativeGrid()
+    if initial is not None:
+        if shape is not None:
+            raise ValueError("initial and shape are both given; the initial volume defines the grid, give one or the other")
+        checked, _ = _as_input(initial, "initial", Volume)
+        grid.initial = checked.array
+        grid.initial_spacing = checked.spacing
+        grid.initial_origin = checked.origin
+        return grid, checked.spacing, checked.origin
+    if shape is None:
+        raise ValueError("shape is None; expected N or (nz, ny, nx) voxels (or an initial volume)")
+    zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
+    xyz = zyx[::-1]
+    step = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
+    first = _centred(xyz, step) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+    grid.size = xyz
+    grid.spacing = step
+    grid.origin = first
+    return grid, step, first
+
+
+def _iterative_inputs(projections, geometry, niterations):
+    checked, from_itk = _as_input(projections, "projections", Projections)
+    _check_geometry(geometry)
+    if checked.array.shape[0] != len(geometry):
+        raise ValueError(
+            f"projections has shape {_shape_text(checked.array.shape)}, {checked.array.shape[0]} projections, "
+            f"but geometry has {len(geometry)}"
+        )
+    return checked, from_itk, _sizes(niterations, "niterations", 1, "an integer >= 1")[0]
+
+
+def _number(value, name, what, low=None, high=None, low_open=False):
+    """A finite float within [low, high] (low excluded with low_open), else ValueError naming it."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} is {value!r}; expected {what}") from None
+    if not np.isfinite(v) or (low is not None and (v <= low if low_open else v < low)) or (high is not None and v > high):
+        raise ValueError(f"{name} is {value!r}; expected {what}")
+    return v
+
+
+def _count(value, name, what, low):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} is {value!r}; expected {what}")
+    return int(value)
+
+
+def asd_pocs(
+    projections,
+    geometry,
+    shape=None,
+    spacing=1.0,
+    origin=None,
+    niterations=10,
+    lambda_=1.0,
+    lambda_red=0.99,
+    nprojpersubset=1,
+    positivity=True,
+    alpha=0.002,
+    alpha_red=0.95,
+    ratio=0.95,
+    tviter=20,
+    maxl2err=0.0,
+    initial=None,
+    hardware="auto",
+    progress=None,
+):
+    """ASD-POCS: total-variation-regularised OS-SART for few views, as ``cbct-asdpocs`` (TIGRE's
+    ASD_POCS parameters and defaults).
+
+    Each of ``niterations`` iterations is one OS-SART pass over subsets of ``nprojpersubset``
+    projections (relaxation ``lambda_``, multiplied by ``lambda_red`` after each iteration; negative
+    voxels set to 0 with ``positivity``), then ``tviter`` steepest-descent steps on the total
+    variation, the step starting at ``alpha`` times the first pass's change (L2) and multiplied by
+    ``alpha_red`` whenever the TV steps change the volume more than ``ratio`` times the pass did
+    (and the data residual is above ``maxl2err``; 0: always). The grid is ``shape`` (N or (nz, ny, nx))
+    voxels of ``spacing`` mm at ``origin`` (centred by default), or the ``initial`` Volume's (zeros
+    otherwise). hardware: 'cpu', 'cuda' or 'auto'; progress: None or a callable given the fraction done.
+    The GIL is released while it runs. Returns a :class:`Volume` (``info``: hardware, iterations,
+    total_s, tv_steps), or an ``itk.Image`` when the projections were one.
+    """
+    checked, from_itk, n = _iterative_inputs(projections, geometry, niterations)
+    grid, step, first = _iterative_grid(initial, shape, spacing, origin)
+    per_subset = _count(nprojpersubset, "nprojpersubset", "an integer >= 0 (0: all projections)", 0)
+    if per_subset > len(geometry):
+        raise ValueError(f"nprojpersubset is {per_subset}; expected at most the number of projections ({len(geometry)}), or 0 for all")
+    array, info = _conebeamct._asd_pocs(
+        checked.array,
+        checked.spacing,
+        checked.origin,
+        geometry,
+        grid,
+        n,
+        _number(lambda_, "lambda_", "a finite relaxation factor > 0", 0.0, low_open=True),
+        _number(lambda_red, "lambda_red", "a reduction factor in (0, 1]", 0.0, 1.0, low_open=True),
+        per_subset,
+        bool(positivity),
+        _number(alpha, "alpha", "a finite value >= 0", 0.0),
+        _number(alpha_red, "alpha_red", "a reduction factor in (0, 1]", 0.0, 1.0, low_open=True),
+        _number(ratio, "ratio", "a finite value > 0", 0.0, low_open=True),
+        _count(tviter, "tviter", "an integer >= 0", 0),
+        _number(maxl2err, "maxl2err", "a finite value >= 0 (0: no residual check)", 0.0),
+        str(hardware),
+        progress,
+    )
+    volume = Volume(array, step, first, info=info)
+    return volume.to_itk() if from_itk else volume
+
+
+def admm_tv(
+    projections,
+    geometry,
+    shape=None,
+    spacing=1.0,
+    origin=None,
+    niterations=10,
+    alpha=0.1,
+    beta=1.0,
+    cgiter=5,
+    initial=None,
+    hardware="auto",
+    progress=None,
+):
+    """ADMM with total variation, as ``cbct-admmtv`` (RTK's rtkadmmtotalvariation parameters and
+    defaults): minimises |A x - p|^2 + ``alpha`` TV(x); each of ``niterations`` iterations solves
+    (A^T A + ``beta`` D^T D) x = A^T p + ``beta`` D^T (g + d) by ``cgiter`` conjugate gradient steps (D the
+    gradient), soft-thresholds g = D x - d by alpha / (2 beta) and updates d. Grid, ``initial``,
+    ``hardware`` and ``progress`` as :func:`asd_pocs`. The GIL is released while it runs. Returns a
+    :class:`Volume` (``info``: hardware, iterations, total_s), or an ``itk.Image`` when the
+    projections were one.
+    """
+    checked, from_itk, n = _iterative_inputs(projections, geometry, niterations)
+    grid, step, first = _iterative_grid(initial, shape, spacing, origin)
+    array, info = _conebeamct._admm_tv(
+        checked.array,
+        checked.spacing,
+        checked.origin,
+        geometry,
+        grid,
+        n,
+        _number(alpha, "alpha", "a finite regularisation weight >= 0", 0.0),
+        _number(beta, "beta", "a finite augmented Lagrangian weight > 0", 0.0, low_open=True),
+        _count(cgiter, "cgiter", "an integer >= 1", 1),
+        str(hardware),
+        progress,
+    )
+    volume = Volume(array, step, first, info=info)
     return volume.to_itk() if from_itk else volume
