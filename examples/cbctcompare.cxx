@@ -50,7 +50,8 @@ WriteProfile(const Options & o, const ImageType * image, const ImageType * refer
   ImageType::IndexType start = whole.GetIndex();
   for (unsigned int d = 1; d < 3; ++d)
     start[d] = std::clamp(index[d], whole.GetIndex(d), whole.GetIndex(d) + static_cast<itk::IndexValueType>(whole.GetSize(d)) - 1);
-  std::ofstream out(o.profile);
+  WriteAtomically("--profile", o.profile, [&](const std::string & temporary) {
+  std::ofstream out(temporary);
   if (!out)
     throw Error("--profile " + o.profile + ": could not write the file");
   ImageType::PointType first;
@@ -66,8 +67,10 @@ WriteProfile(const Options & o, const ImageType * image, const ImageType * refer
     image->TransformIndexToPhysicalPoint(at, p);
     out << p[0] << "," << image->GetPixel(at) << "," << reference->GetPixel(at) << "\n";
   }
+  out.close();
   if (!out)
     throw Error("--profile " + o.profile + ": could not write the file");
+  });
 }
 
 int
@@ -82,8 +85,10 @@ CompareToPhantom(const Options & o)
     Bad("--supersampling", o.supersampling, "an integer from 1 to 16");
   if (!std::isfinite(o.peak) || !(o.peak > 0.))
     Bad("--peak", o.peak, "a value > 0");
+  CheckOutputsAreNotInputs({ { "--profile", o.profile } }, { { "--input", o.input, true }, { "--phantom", o.phantom, false } });
   auto phantom = MakePhantom("--phantom", o.phantom, o.phantomScale);
   auto image = ReadImage<ImageType>("--input", o.input);
+  CheckFiniteValues("--input", o.input, image.GetPointer(), "finite values everywhere (a NaN makes every error measure NaN)");
 
   // The truth on the reconstruction's grid.
   auto truth = cbct::PhantomVolumeSource<ImageType>::New();

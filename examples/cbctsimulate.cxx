@@ -1,5 +1,6 @@
 // cbct-simulate: a circular cone-beam scan geometry and the exact projections of a phantom.
 #include "cbctAppSupport.h"
+#include "cbctMemoryCheck.h"
 #include "cbctPhantomProjectionSource.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
@@ -53,7 +54,14 @@ Simulate(const Options & o)
   const auto spacing = ParsePositives("--detector-spacing", o.detectorSpacing, 2);
   CheckOutputDirectory("--geometry", o.geometry);
   CheckImageOutput("--output", o.output);
+  CheckOutputsAreNotInputs({ { "--geometry", o.geometry }, { "--output", o.output } }, { { "--phantom", o.phantom, false } });
   auto phantom = MakePhantom("--phantom", o.phantom, o.phantomScale);
+  {
+    MemoryNeed need;
+    need.Add("projections", FloatBytes(std::uint64_t(size[0]) * size[1] * static_cast<std::uint64_t>(o.projections)));
+    need.remedy = "give fewer projections (--nproj) or a smaller detector (--detector-size)";
+    CheckMemory("the simulation", need);
+  }
 
   // Projection k at first + k * arc / nproj, as RTK's rtksimulatedgeometry.
   auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
@@ -64,7 +72,15 @@ Simulate(const Options & o)
   auto geometryWriter = cbct::ThreeDCircularProjectionGeometryXMLFileWriter::New();
   geometryWriter->SetFilename(o.geometry);
   geometryWriter->SetObject(geometry);
-  geometryWriter->WriteFile();
+  geometryWriter->SetProtectedFiles(InputFiles());
+  try
+  {
+    geometryWriter->WriteFile(); // beside its place, renamed into place when complete
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("--geometry " + o.geometry + ": could not write the file (" + WithoutItkPrefix(e.GetDescription()) + ")");
+  }
   if (o.verbose)
     std::cout << "cbct-simulate: geometry: " << count << " projections from " << o.firstAngle << " deg over " << o.arc
               << " deg, SID " << o.sid << " mm, SDD " << o.sdd << " mm, detector offset (" << o.offsetX << ", "
