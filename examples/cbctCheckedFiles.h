@@ -249,7 +249,8 @@ struct InputOption
 /** Refuses, before any work, an output that is one of the inputs (or that would write a companion
  * over one of them, or over another output): the scan would be lost. Files are compared as files
  * (device and inode: another spelling, a symbolic or a hard link is the same file). Every input
- * is remembered: WriteImage() never replaces one. */
+ * is remembered: WriteImage() never replaces one. Image inputs are inspected (InspectImage(): a
+ * damaged one is reported here, naming its option). */
 inline void
 CheckOutputsAreNotInputs(const std::vector<std::pair<std::string, std::string>> & outputs, const std::vector<InputOption> & inputs)
 {
@@ -261,21 +262,8 @@ CheckOutputsAreNotInputs(const std::vector<std::pair<std::string, std::string>> 
     RememberInput(input.path);
     inputFiles.emplace_back(input.option, input.path);
     if (input.image)
-    {
-      try
-      {
-        const cbct::ImageFileContents contents = cbct::ImageFileContents::Inspect(input.path);
-        for (const std::string & file : contents.Files())
-        {
-          RememberInput(file);
-          inputFiles.emplace_back(input.option, file);
-        }
-      }
-      catch (const itk::ExceptionObject &)
-      {
-        // Unreadable: reading it reports that, naming the option.
-      }
-    }
+      for (const std::string & file : InspectImage(input.option, input.path).Files())
+        inputFiles.emplace_back(input.option, file);
   }
   for (std::size_t o = 0; o < outputs.size(); ++o)
   {
@@ -316,7 +304,9 @@ WriteAtomically(const std::string & option, const std::string & path, const std:
   }
 }
 
-/** Writes an image atomically (WriteAtomically()); a failure names the option and the file. */
+/** Writes an image atomically (WriteAtomically()); a failure names the option and the file. What was
+ * written is inspected before it is moved into place (cbct::ImageFileContents): a writer that ends
+ * without saying that it could not write everything (a full disk) leaves the previous output. */
 template <typename TImage>
 void
 WriteImage(const std::string & option, const TImage * image, const std::string & path)
@@ -326,6 +316,7 @@ WriteImage(const std::string & option, const TImage * image, const std::string &
     writer->SetFileName(temporary);
     writer->SetInput(image);
     writer->Update();
+    cbct::ImageFileContents::Inspect(temporary).CheckComplete();
   });
 }
 
