@@ -94,25 +94,73 @@ enum class ImageRole
   Picture
 };
 
+/** The pixels of an inspected image file, through ITK's reader. A 2D MetaImage is read as 2D and
+ * given a third axis of one slice: ITK 5.2's MetaImageIO, asked for a 3D region of a 2D file whose
+ * pixels need converting, frees a pointer it never allocated (ASCII MET_SHORT data; found by
+ * cbctFuzzProjectionFile, test/fuzz/regressions/cbctFuzzProjectionFile/). */
+template <typename TImage>
+typename TImage::Pointer
+ReadPixels(const std::string & path, const cbct::ImageFileContents & contents)
+{
+  if constexpr (TImage::ImageDimension == 3)
+  {
+    if (contents.Format() == "MetaImage" && contents.Dimensions().size() == 2)
+    {
+      using FlatImage = itk::Image<typename TImage::PixelType, 2>;
+      auto reader = itk::ImageFileReader<FlatImage>::New();
+      reader->SetFileName(path);
+      reader->Update();
+      const FlatImage * flat = reader->GetOutput();
+      typename TImage::RegionType region;
+      typename TImage::SpacingType spacing;
+      typename TImage::PointType origin;
+      typename TImage::DirectionType direction;
+      direction.SetIdentity();
+      for (unsigned int d = 0; d < 2; ++d)
+      {
+        region.SetSize(d, flat->GetLargestPossibleRegion().GetSize(d));
+        spacing[d] = flat->GetSpacing()[d];
+        origin[d] = flat->GetOrigin()[d];
+        for (unsigned int e = 0; e < 2; ++e)
+          direction(d, e) = flat->GetDirection()(d, e);
+      }
+      region.SetSize(2, 1);
+      spacing[2] = 1.;
+      origin[2] = 0.;
+      typename TImage::Pointer image = TImage::New();
+      image->SetRegions(region);
+      image->SetSpacing(spacing);
+      image->SetOrigin(origin);
+      image->SetDirection(direction);
+      image->Allocate();
+      std::copy(flat->GetBufferPointer(), flat->GetBufferPointer() + region.GetNumberOfPixels(), image->GetBufferPointer());
+      return image;
+    }
+  }
+  auto reader = itk::ImageFileReader<TImage>::New();
+  reader->SetFileName(path);
+  reader->Update();
+  typename TImage::Pointer image = reader->GetOutput();
+  image->DisconnectPipeline();
+  return image;
+}
+
 /** Reads an image checked on the way in (InspectImage()), on a canonical grid unless it is a
  * Picture; every failure names the option and the file. */
 template <typename TImage>
 typename TImage::Pointer
 ReadImage(const std::string & option, const std::string & path, ImageRole role = ImageRole::Volume)
 {
-  InspectImage(option, path);
-  auto reader = itk::ImageFileReader<TImage>::New();
-  reader->SetFileName(path);
+  const cbct::ImageFileContents contents = InspectImage(option, path);
+  typename TImage::Pointer image;
   try
   {
-    reader->Update();
+    image = ReadPixels<TImage>(path, contents);
   }
   catch (const itk::ExceptionObject & e)
   {
     Bad(option, Quoted(path), "an image ITK can read (" + FirstLine(WithoutItkPrefix(e.GetDescription())) + ")");
   }
-  typename TImage::Pointer image = reader->GetOutput();
-  image->DisconnectPipeline();
   if (role == ImageRole::Picture)
     return image;
   try
