@@ -73,6 +73,8 @@ ImageFileContents::Inspect(const std::string & path)
   if (format.size() > 7 && format.compare(format.size() - 7, 7, "ImageIO") == 0)
     format.erase(format.size() - (format == "MetaImageIO" ? 2 : 7));
   contents.m_Format = format;
+  if (format == "MetaImage")
+    detail::CheckMetaImageHeader(path);
   io->SetFileName(path);
   io->ReadImageInformation();
   for (unsigned int d = 0; d < io->GetNumberOfDimensions(); ++d)

@@ -420,6 +420,25 @@ Get16(const std::string & b, std::size_t at, bool little)
 }
 } // namespace
 
+void
+CheckMetaImageHeader(const std::string & path)
+{
+  const auto lines = ReadHeaderLines(path, [](const std::string & line) {
+    return Trim(line.substr(0, line.find('='))) == "ElementDataFile";
+  });
+  for (const auto & line : lines)
+  {
+    const auto equals = line.text.find('=');
+    if (equals == std::string::npos || Trim(line.text.substr(0, equals)) != "NDims")
+      continue;
+    const std::string value = Trim(line.text.substr(equals + 1));
+    char * end = nullptr;
+    const long long dimensions = std::strtoll(value.c_str(), &end, 10);
+    if (end == value.c_str() || *end != '\0' || dimensions < 1 || dimensions > 10)
+      ThrowBadParameter("NDims in " + path, "'" + value + "'", "a number of dimensions from 1 to 10");
+  }
+}
+
 Measurement
 MeasureMetaImage(const std::string & path, std::uint64_t expected, std::uint64_t values)
 {

@@ -15,6 +15,10 @@ namespace cbct::detail
 
 using Measurement = ImageFileContents::Measurement;
 
+/** Refuses a MetaImage header that ITK 5.2's MetaIO would read past its arrays with (NDims outside
+ * 1..10: found by cbctFuzzProjectionFile), before ITK reads it. */
+void
+CheckMetaImageHeader(const std::string & path);
 Measurement
 MeasureMetaImage(const std::string & path, std::uint64_t expected, std::uint64_t values);
 Measurement

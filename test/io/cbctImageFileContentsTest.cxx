@@ -306,4 +306,30 @@ TEST(ImageFileContents, UnreadableFilesThrowNamingThem)
   }
 }
 
+
+// NDims outside 1..10 made ITK 5.2's MetaIO write past its arrays (found by cbctFuzzProjectionFile):
+// refused before ITK reads the header, naming the key, the file and the range.
+TEST(ImageFileContents, MetaImageDimensionsOutOfRangeAreRefused)
+{
+  const std::string directory = WorkDirectory();
+  for (const std::string dimensions : { "0", "11", "-2", "two" })
+  {
+    const std::string path = directory + "ndims_" + dimensions + ".mha";
+    WriteText(path, "ObjectType = Image\nNDims = " + dimensions +
+                      "\nDimSize = 2 2\nElementType = MET_SHORT\nElementDataFile = LOCAL\n1 2 3 4\n");
+    try
+    {
+      cbct::ImageFileContents::Inspect(path);
+      ADD_FAILURE() << "NDims = " << dimensions << " accepted";
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      const std::string message = e.GetDescription();
+      EXPECT_NE(message.find("NDims in " + path + " is '" + dimensions + "'; expected a number of dimensions from 1 to 10"),
+                std::string::npos)
+        << message;
+    }
+  }
+}
+
 } // namespace
