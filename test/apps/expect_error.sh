@@ -22,9 +22,22 @@ done
 stderr_file=$(mktemp)
 saved=$(mktemp -d)
 trap 'rm -rf "$stderr_file" "$saved"' EXIT
+# An output spelled otherwise than a file to keep (../dir/p.mha, a hard link to p.mha) is that file:
+# it is kept, not removed.
+kept_absent=()
 for file in "${absent[@]}"; do
-  rm -f "$file"
+  same=0
+  for keep in "${unchanged[@]}"; do
+    if [ "$file" -ef "$keep" ]; then
+      same=1
+    fi
+  done
+  if [ $same -eq 0 ]; then
+    rm -f "$file"
+    kept_absent+=("$file")
+  fi
 done
+absent=("${kept_absent[@]}")
 for i in "${!unchanged[@]}"; do
   if [ ! -f "${unchanged[$i]}" ]; then
     echo "FAIL: --unchanged ${unchanged[$i]} does not exist before the run (the test's set-up should make it)"
