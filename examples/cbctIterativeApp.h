@@ -65,6 +65,7 @@ struct IterativeOptions
   int subMatch = 0;
   std::string newSpacing;
   std::string newOrigin;
+  std::string replaceNonFinite;
   std::string output;
   std::string input;
   std::string dimension = "256";
@@ -103,6 +104,7 @@ struct IterativeOptions
   std::vector<double> origins;
   std::vector<double> projectionSpacing; // empty: keep the files'
   std::vector<double> projectionOrigin;  // empty: keep the files'
+  std::vector<double> nonFiniteReplacement; // empty: non-finite values are an error
 };
 
 /** The images the iterative apps read, reconstruct and write. */
@@ -290,6 +292,7 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
   if (!o.input.empty())
   {
     CheckReadableFile("--input", o.input, "image file");
+    CheckOutputsAreNotInputs({ { "--output", o.output } }, { { "--input", o.input, true } });
     if (o.gridGiven)
       throw Error("--input and --dimension/--spacing/--origin: the initial volume defines the grid; give one or the other");
   }
@@ -369,6 +372,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
                                                 "without it, e.g. TIFF)");
   app.add_option("--new-origin", o.newOrigin, "Replace the projections' origin (mm): U,V, the centre of the first "
                                               "pixel (for formats without it, e.g. TIFF)");
+  AddNonFiniteOption(app, o.replaceNonFinite);
   app.add_option("-o,--output", o.output, "Output volume (.mha, .nrrd, .nii, .tif, ...)")->required();
   const std::string initial =
     method == IterativeMethod::OSEM
@@ -488,6 +492,49 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   DescribeForSlicer(title, slicer);
 }
 
+/** The large buffers an iterative reconstruction holds at once (a lower bound, from the filters' code):
+ * the projections, the volume in and out, the method's projection- and volume-sized buffers and,
+ * for the exact adjoint on the CPU, one partial volume of doubles per thread. */
+inline MemoryNeed
+IterativeMemoryNeed(const IterativeOptions & o, IterativeMethod method, const ProjectionInputs & inputs)
+{
+  std::uint64_t voxels = 1;
+  if (!o.input.empty())
+    voxels = InspectImage("--input", o.input).Pixels();
+  else
+    for (unsigned int d = 0; d < 3; ++d)
+      voxels *= o.sizes[d];
+  const std::uint64_t projectionPixels = inputs.Pixels();
+  MemoryNeed need;
+  need.Add("projections", inputs.ReadingBytes());
+  need.Add("volume in and out", FloatBytes(voxels, 2));
+  if (o.hardware != "cuda")
+  {
+    const std::uint64_t projectionBuffers = method == IterativeMethod::SART ? 3 : 2;
+    const std::uint64_t volumeBuffers = method == IterativeMethod::SART ? 3 : 2;
+    need.Add("the method's projection buffers", FloatBytes(projectionPixels, projectionBuffers));
+    need.Add("the method's volume buffers", FloatBytes(voxels, volumeBuffers));
+    if (BackProjector(o.bp) == cbct::BackProjectorKind::Adjoint || method == IterativeMethod::CGLS)
+    {
+      std::uint64_t count = 0;
+      for (const auto & c : inputs.contents)
+        count += c.Dimensions().size() > 2 ? c.Dimensions()[2] : 1;
+      const std::uint64_t perSubset = method == IterativeMethod::CGLS || o.projectionsPerSubset == 0
+                                        ? count
+                                        : static_cast<std::uint64_t>(o.projectionsPerSubset);
+      const std::uint64_t threads = itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads();
+      need.Add("the adjoint's partial sums (one volume of doubles per thread)",
+               FloatBytes(voxels, 2 * std::max<std::uint64_t>(1, std::min(perSubset, threads))));
+    }
+  }
+  need.remedy = "give a smaller volume (--dimension, or a coarser --spacing)";
+  if (o.hardware != "cuda")
+    need.remedy += MethodOffersBackProjector(method)
+                     ? ", fewer --threads (each holds a partial volume with --bp adjoint), or --bp voxel"
+                     : " or fewer --threads (each holds a partial volume)";
+  return need;
+}
+
 /** The method's filter (CPU, or CUDA with --hardware cuda) with every option of `o` set but its
  * inputs; `iterationNote` receives what --verbose adds to each iteration's line. */
 inline cbct::IterativeReconstructionFilter<IterativeImage>::Pointer
@@ -595,8 +642,10 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
         "at most the number of projections of --geometry (" + std::to_string(count) + "), or 0 for all");
 
   clock.Restart();
-  std::size_t files = 0;
-  ImageType::Pointer projections = ReadProjections<ImageType>(o, files);
+  const ProjectionInputs inputs = InspectProjections(o);
+  const std::size_t files = inputs.files.size();
+  CheckMemory("the reconstruction", IterativeMemoryNeed(o, method, inputs));
+  ImageType::Pointer projections = ReadProjections<ImageType>(o, inputs);
   const auto psize = projections->GetLargestPossibleRegion().GetSize();
   if (o.verbose)
     std::cout << name << ": read projections: " << psize[0] << " x " << psize[1] << " pixels of "
@@ -606,7 +655,10 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
 
   ImageType::Pointer initial;
   if (!o.input.empty())
+  {
     initial = ReadImage<ImageType>("--input", o.input);
+    CheckFiniteValues("--input", o.input, initial.GetPointer(), "finite values everywhere in the initial volume");
+  }
   else
   {
     auto grid = cbct::ConstantImageSource<ImageType>::New();
@@ -742,6 +794,7 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
     auto reader = itk::ImageFileReader<ImageType>::New();
     if (!o.input.empty())
     {
+      InspectImage("--input", o.input);
       reader->SetFileName(o.input);
       reader->UpdateOutputInformation();
       whole->CopyInformation(reader->GetOutput());
@@ -772,6 +825,7 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
       reader->GetOutput()->SetRequestedRegion(slab);
       reader->Update();
       itk::ImageAlgorithm::Copy(reader->GetOutput(), initial.GetPointer(), slab, slab);
+      CheckFiniteValues("--input", o.input, initial.GetPointer(), "finite values everywhere in the initial volume");
     }
     if (o.hardware == "cuda")
     {

@@ -44,6 +44,7 @@ struct Options
   int subMatch = 0;
   std::string newSpacing;
   std::string newOrigin;
+  std::string replaceNonFinite;
   std::string output;
   std::string dimension = "256";
   std::string spacing = "1";
@@ -64,6 +65,7 @@ struct Options
   std::vector<double> origins;
   std::vector<double> projectionSpacing; // empty: keep the files'
   std::vector<double> projectionOrigin;  // empty: keep the files'
+  std::vector<double> nonFiniteReplacement; // empty: non-finite values are an error
   cbct::RampWindow rampWindow = cbct::RampWindow::RamLak;
 };
 
@@ -177,8 +179,24 @@ Reconstruct(const Options & o)
               << " projections (" << FormatSeconds(geometrySeconds) << ")" << std::endl;
 
   clock.Restart();
-  std::size_t files = 0;
-  typename TImage::Pointer projections = ReadProjections<TImage>(o, files);
+  const ProjectionInputs inputs = InspectProjections(o);
+  const std::size_t files = inputs.files.size();
+  {
+    // What the run holds at once (a lower bound: the FDK filters' projection buffers, which depend
+    // on the rows each slab needs, come on top), before anything is allocated.
+    std::uint64_t voxels = 1;
+    for (unsigned int d = 0; d < 3; ++d)
+      voxels *= o.sizes[d];
+    const auto slabs = static_cast<std::uint64_t>(o.divisions);
+    MemoryNeed need;
+    need.Add("projections", inputs.ReadingBytes());
+    need.Add("volume", FloatBytes(voxels));
+    need.Add("slab buffers", FloatBytes((voxels * 2 + slabs - 1) / slabs));
+    need.remedy = "give a smaller volume (--dimension, or a coarser --spacing) or more --divisions (the slab buffers "
+                  "shrink with them)";
+    CheckMemory("the reconstruction", need);
+  }
+  typename TImage::Pointer projections = ReadProjections<TImage>(o, inputs);
   const double readSeconds = clock.Seconds();
   const auto psize = projections->GetLargestPossibleRegion().GetSize();
   if (o.verbose)
@@ -438,6 +456,7 @@ main(int argc, char ** argv)
                                                 "without it, e.g. TIFF)");
   app.add_option("--new-origin", o.newOrigin, "Replace the projections' origin (mm): U,V, the centre of the first "
                                               "pixel (for formats without it, e.g. TIFF)");
+  AddNonFiniteOption(app, o.replaceNonFinite);
   app.add_option("-o,--output", o.output, "Output volume (.mha, .nrrd, .nii, .tif, ...)")->required();
   app.add_option("--dimension", o.dimension, "Volume size in voxels: N or X,Y,Z")->capture_default_str();
   app.add_option("--spacing", o.spacing, "Voxel size (mm): s or X,Y,Z")->capture_default_str();

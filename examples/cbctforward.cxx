@@ -36,6 +36,7 @@ Forward(Options & o)
   CheckReadableFile("--geometry", o.geometry, "geometry file");
   CheckReadableFile("--input", o.input, "image file");
   CheckImageOutput("--output", o.output);
+  CheckOutputsAreNotInputs({ { "--output", o.output } }, { { "--geometry", o.geometry, false }, { "--input", o.input, true } });
   const auto sizes = ParseSizes("--dimension", o.dimension, 2);
   const auto spacings = ParsePositives("--spacing", o.spacing, 2);
   std::vector<double> origins;
@@ -51,7 +52,15 @@ Forward(Options & o)
   Stopwatch clock;
   auto geometry = ReadGeometry(o.geometry);
   const unsigned int count = geometry->GetNumberOfProjections();
+  {
+    MemoryNeed need;
+    need.Add("volume", FloatBytes(InspectImage("--input", o.input).Pixels()));
+    need.Add("projections", FloatBytes(std::uint64_t(sizes[0]) * sizes[1] * count));
+    need.remedy = "give fewer or smaller projections (--dimension) or a smaller volume";
+    CheckMemory("the projection", need);
+  }
   auto volume = ReadImage<ImageType>("--input", o.input);
+  CheckFiniteValues("--input", o.input, volume.GetPointer(), "finite values everywhere in the volume");
   ReadAttenuation(o.emission);
   if (o.verbose)
   {

@@ -1,11 +1,13 @@
 // cbct-simulate: a circular cone-beam or parallel scan geometry and the exact projections of a
 // phantom, or (--emission) the emission projections (SPECT) of an activity phantom through an
 // attenuation phantom with the collimator blur and Poisson noise.
+#include "cbctAppSupport.h"
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
 #include "cbctEmissionApp.h"
 #include "cbctEmissionForwardProjectionImageFilter.h"
 #include "cbctIterativeApp.h" // CheckProjectorAndHardware()
+#include "cbctMemoryCheck.h"
 #include "cbctPhantomProjectionSource.h"
 #include "cbctPhantomVolumeSource.h"
 #include "cbctPoissonNoiseImageFilter.h"
@@ -124,6 +126,7 @@ Simulate(const Options & o)
   const auto spacing = ParsePositives("--detector-spacing", o.detectorSpacing, 2);
   CheckOutputDirectory("--geometry", o.geometry);
   CheckImageOutput("--output", o.output);
+  CheckOutputsAreNotInputs({ { "--geometry", o.geometry }, { "--output", o.output } }, { { "--phantom", o.phantom, false } });
   auto phantom = MakePhantom("--phantom", o.phantom, o.phantomScale);
   cbct::GeometricPhantom::Pointer muPhantom;
   cbct::CollimatorBlur blur;
@@ -149,6 +152,12 @@ Simulate(const Options & o)
   CheckProjectorAndHardware("joseph", 0., o.hardware);
   if (!o.emission && o.hardware != "cpu")
     throw Error("--hardware " + o.hardware + ": only --emission runs on the GPU (exact projections are computed on the CPU)");
+  {
+    MemoryNeed need;
+    need.Add("projections", FloatBytes(std::uint64_t(size[0]) * size[1] * static_cast<std::uint64_t>(o.projections)));
+    need.remedy = "give fewer projections (--nproj) or a smaller detector (--detector-size)";
+    CheckMemory("the simulation", need);
+  }
 
   // Projection k at first + k * arc / nproj, as RTK's rtksimulatedgeometry.
   auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
@@ -159,7 +168,15 @@ Simulate(const Options & o)
   auto geometryWriter = cbct::ThreeDCircularProjectionGeometryXMLFileWriter::New();
   geometryWriter->SetFilename(o.geometry);
   geometryWriter->SetObject(geometry);
-  geometryWriter->WriteFile();
+  geometryWriter->SetProtectedFiles(InputFiles());
+  try
+  {
+    geometryWriter->WriteFile(); // beside its place, renamed into place when complete
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("--geometry " + o.geometry + ": could not write the file (" + WithoutItkPrefix(e.GetDescription()) + ")");
+  }
   if (o.verbose)
     std::cout << "cbct-simulate: geometry: " << count << (o.sdd == 0. ? " parallel" : "") << " projections from "
               << o.firstAngle << " deg over " << o.arc

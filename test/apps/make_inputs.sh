@@ -25,4 +25,28 @@ grep -q '<SourceToDetectorDistance>1500</SourceToIsocenterDistance>' malformed.x
 # Not an image, whatever its extension says.
 echo "these are not projections" >garbage.mha
 rm -f missing.xml
+
+# Files cut to a third of their size, in the formats the apps read: the data of a MetaImage (LOCAL
+# and detached), NRRD (attached and detached), NIfTI (.nii, .nii.gz, .hdr/.img), TIFF and VTK.
+shorten() {
+  truncate -s $(($(stat -c %s "$1") / 3)) "$1"
+}
+for file in short.mha short.nrrd short.nii short.nii.gz short.tif short.vtk cutmhd.mhd cutnhdr.nhdr cuthdr.hdr; do
+  "$bin/cbct-simulate" --nproj 10 --detector-size 32 --detector-spacing 8 -g scratch.xml -o "$file"
+done
+for file in short.mha short.nrrd short.nii short.nii.gz short.tif short.vtk cutmhd.raw cutnhdr.raw cuthdr.img; do
+  shorten "$file"
+done
+# A geometry cut short, a phantom file with a negative semi-axis.
+head -c 400 g10.xml >cut.xml
+echo "ellipsoid 1 0 0 0 -5 3 3" >badphantom.txt
+# NaN, infinities, zero spacing, an oblique direction, 4D, RGB, reversed u, compressed data cut
+# short, a missing data file (make_damaged.py).
+python3 "$(dirname "$0")/make_damaged.py" p10.mha
+# The same file under other names: another spelling, a symbolic and a hard link; a detached pair.
+ln -sf p10.mha link10.mha
+ln -f p10.mha hard10.mha
+"$bin/cbct-simulate" --nproj 10 --detector-size 32 --detector-spacing 8 -g scratch.xml -o p10d.mhd
+# An output there before the run (must be unchanged by a failed run).
+cp p12.mha existing.mha
 echo "inputs made in $work"

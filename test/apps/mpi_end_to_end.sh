@@ -109,6 +109,26 @@ grep -q "^cbct-fdk: error: rank 1: --projections p12.mha with --geometry g.xml: 
 [ "$(grep -c 'cbct-fdk: error' bad.log)" -eq 1 ] || fail "the error was printed more than once"
 [ ! -e bad.mha ] || fail "an output file was written"
 
+echo "== damaged projections under mpirun: NaN in the rows a rank reads, a detector stored flipped"
+"$bin/cbct-simulate" --nproj 10 --detector-size 32 --detector-spacing 8 -g g10.xml -o p10.mha
+python3 "$(dirname "$0")/make_damaged.py" p10.mha >/dev/null
+small=(-g g10.xml --dimension 32 --spacing 8 --hardware cpu) # the volume projects onto every row
+for item in "nan.mha:holds non-finite values: [0-9]+ .*expected finite line integrals \\(--replace-nonfinite VALUE replaces them\\)" \
+            "reversed.mha:has a negative spacing or a direction other than the identity. expected, under mpirun, a detector stored with positive spacing"; do
+  file=${item%%:*}
+  pattern=${item#*:}
+  set +e
+  "${mpirun[@]}" -np 2 "$bin/cbct-fdk" "${small[@]}" --projections "$file" -o damaged.mha >damaged.log 2>&1
+  status=$?
+  set -e
+  [ $status -ne 0 ] || fail "cbct-fdk under mpirun with $file exited 0"
+  grep -Eq "^cbct-fdk: error: rank [01]: --projections: (projection file )?$file $pattern" damaged.log ||
+    { cat damaged.log; fail "no clear error for $file under mpirun"; }
+  [ ! -e damaged.mha ] || fail "an output was written from $file"
+done
+"${mpirun[@]}" -np 2 "$bin/cbct-fdk" "${small[@]}" --projections nan.mha --replace-nonfinite 0 -o replaced.mha 2>replaced.log
+grep -q "replaced the non-finite values of nan.mha by 0" replaced.log || { cat replaced.log; fail "no warning for --replace-nonfinite under mpirun"; }
+
 echo "== a rank killed mid-way (SIGKILL): the previous output stays as it was"
 cp single.mha killed.mha
 before=$(cksum <killed.mha)

@@ -11,6 +11,8 @@
 // the GIL held again.
 #include "cbctADMMTotalVariationConeBeamReconstructionFilter.h"
 #include "cbctASDPOCSConeBeamReconstructionFilter.h"
+#include "cbctAtomicOutput.h"
+#include "cbctCanonicalGrid.h"
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
 #include "cbctCudaDevice.h"
@@ -19,6 +21,7 @@
 #include "cbctOSEMConeBeamReconstructionFilter.h"
 #include "cbctPoissonNoiseImageFilter.h"
 #include "cbctGeometricPhantom.h"
+#include "cbctImageFileContents.h"
 #include "cbctPhantomProjectionSource.h"
 #include "cbctPhantomVolumeSource.h"
 #include "cbctRampFilterResponse.h"
@@ -28,6 +31,8 @@
 
 #include <itkCommand.h>
 #include <itkImage.h>
+#include <itkImageFileReader.h>
+#include <itkImageFileWriter.h>
 #include <itkImageRegionSplitterDirection.h>
 #include <itkMultiThreaderBase.h>
 #include <itkStreamingImageFilter.h>
@@ -782,6 +787,54 @@ PerProjection(const GeometryHandle & g, F value)
   return result;
 }
 
+/** Writes a (z, y, x) float32 array as an image file: beside its place, inspected complete, then
+ * renamed into place (cbct::AtomicOutput), so that a failure leaves a previous file as it was. */
+void
+WriteImageFile(const FloatArray & array, const Triple & spacing, const Triple & origin, const std::string & path)
+{
+  CheckDimensions(array, "array", 3, "3 dimensions (z, y, x)");
+  auto image = FromNumpy<ImageType>(array, spacing, origin);
+  py::gil_scoped_release release;
+  cbct::AtomicOutput output(path);
+  auto writer = itk::ImageFileWriter<ImageType>::New();
+  writer->SetFileName(output.TemporaryPath());
+  writer->SetInput(image);
+  writer->Update();
+  cbct::ImageFileContents::Inspect(output.TemporaryPath()).CheckComplete();
+  output.Commit();
+}
+
+/** Reads an image file as the apps do: inspected before its pixels are read (a file cut short is an
+ * error naming the bytes expected and found), scalar, at most 3D, on a canonical grid (`stack`: the
+ * third axis counts projections). Returns (array (z, y, x) float32, spacing, origin). */
+py::tuple
+ReadImageFile(const std::string & path, bool stack)
+{
+  ImageType::Pointer image;
+  {
+    py::gil_scoped_release release;
+    const auto contents = cbct::ImageFileContents::InspectAndCheck(path);
+    for (std::size_t d = 3; d < contents.Dimensions().size(); ++d)
+      if (contents.Dimensions()[d] > 1)
+        cbct::ThrowBadParameter("image file " + path, contents.Description(), "an image of at most 3 dimensions");
+    if (contents.Components() != 1)
+      cbct::ThrowBadParameter("image file " + path, contents.Description(), "one value per pixel (a scalar image)");
+    auto reader = itk::ImageFileReader<ImageType>::New();
+    reader->SetFileName(path);
+    reader->Update();
+    image = reader->GetOutput();
+    image->DisconnectPipeline();
+    image = cbct::CanonicalGrid<ImageType>(image, path, stack);
+  }
+  Triple spacing, origin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    spacing[d] = image->GetSpacing()[d];
+    origin[d] = image->GetOrigin()[d];
+  }
+  return py::make_tuple(ToNumpy<ImageType>(image), spacing, origin);
+}
+
 } // namespace
 
 PYBIND11_MODULE(_conebeamct, m)
@@ -1001,6 +1054,8 @@ then every projection must be: sid is then the detector's distance from the rota
   m.def("_admm_tv", &AdmmTv, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
         py::arg("geometry"), py::arg("grid"), py::arg("niterations"), py::arg("alpha"), py::arg("beta"), py::arg("cgiter"),
         py::arg("hardware"), py::arg("progress"));
+  m.def("_write_image", &WriteImageFile, py::arg("array"), py::arg("spacing"), py::arg("origin"), py::arg("path"));
+  m.def("_read_image", &ReadImageFile, py::arg("path"), py::arg("stack"));
   m.def("has_cuda", &HasCuda, "Whether this build has the CUDA FDK (a device is still needed to use it).");
   m.def(
     "cuda_device",

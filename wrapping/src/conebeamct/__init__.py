@@ -17,8 +17,10 @@ Wrapped: :class:`Geometry` (cone beam, or parallel beam with sdd=0), :func:`proj
 :func:`voxelize_phantom`, :func:`fdk`, and for emission data :func:`emission_project` (as
 ``cbct-forward --fp emission``), :func:`poisson_noise` (as ``cbct-simulate --poisson``) and :func:`osem`
 (as ``cbct-osem``, with any of its projectors), and the total-variation methods for few views
-:func:`asd_pocs` and :func:`admm_tv`. The other projectors and iterative methods (SART, SIRT, CGLS) are
-not wrapped yet.
+:func:`asd_pocs` and :func:`admm_tv`; :meth:`Image.save` and :func:`load` write and read image files
+(.mha, .nrrd, .nii, .tif) as the command-line apps do: written beside their place and renamed into place
+when complete, read only when the file holds all the pixels its header promises. The other projectors
+and iterative methods (SART, SIRT, CGLS) are not wrapped yet.
 """
 
 import os
@@ -49,6 +51,7 @@ __all__ = [
     "fdk",
     "get_number_of_threads",
     "has_cuda",
+    "load",
     "osem",
     "poisson_noise",
     "project_phantom",
@@ -162,6 +165,12 @@ class Image:
         result._base = image
         return result
 
+    def save(self, path):
+        """Writes the image to ``path`` (.mha, .mhd, .nrrd, .nii, .nii.gz, .tif), as the apps do: to a
+        file beside it first, renamed into place once complete, so that a failure (a full disk, an
+        interrupt) leaves a file already there as it was."""
+        _conebeamct._write_image(self.array, self.spacing, self.origin, os.fspath(path))
+
     def __repr__(self):
         return (
             f"<conebeamct.{type(self).__name__} array {_shape_text(self.array.shape)} (z, y, x) float32, "
@@ -181,6 +190,36 @@ class Volume(Image):
     def __init__(self, array, spacing=(1.0, 1.0, 1.0), origin=(0.0, 0.0, 0.0), info=None):
         super().__init__(array, spacing, origin)
         self.info = dict(info or {})
+
+
+def load(path, kind=None):
+    """Reads an image file as the apps do: its header is checked against its data first (a file cut
+    short raises ITKError naming the bytes expected and found), it must be scalar and at most 3D, and
+    a negative spacing or flipped axes are put on a grid with positive spacing and the identity
+    direction (every pixel where it was). kind: :class:`Volume` (default) or :class:`Projections`
+    (the third axis counts projections). Returns an instance of ``kind``."""
+    kind = Volume if kind is None else kind
+    if kind not in (Volume, Projections, Image):
+        raise TypeError(f"kind is {kind!r}; expected conebeamct.Volume or conebeamct.Projections")
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        raise FileNotFoundError(f"path is {name!r}: no such file (expected an image file)")
+    array, spacing, origin = _conebeamct._read_image(name, kind is Projections)
+    return kind(array, spacing, origin)
+
+
+def _check_finite(array, name):
+    """Raises ValueError for NaN or infinities, naming how many and where the first is."""
+    # A float64 sum of float32 values cannot overflow, so it is finite exactly when every value is
+    # (NaN and infinities propagate): one pass, no temporary array.
+    if np.isfinite(array.sum(dtype=np.float64)):
+        return
+    bad = np.argwhere(~np.isfinite(array))
+    first = tuple(int(i) for i in bad[0])
+    raise ValueError(
+        f"{name} has {len(bad)} non-finite values (NaN or infinity; the first at index {first}); expected "
+        "finite values (numpy.nan_to_num(array, nan=0.0, posinf=0.0, neginf=0.0) replaces them)"
+    )
 
 
 def _as_input(image, name, cls):
@@ -277,11 +316,13 @@ def fdk(
     raises stops the reconstruction and is raised here. displaced=False switches off
     displaced-detector weighting; divisions > 1 reconstructs in slabs along y (less memory).
 
+    Projections holding NaN or infinities raise ValueError, as the apps refuse them.
     Short scans get Parker weights automatically. The GIL is released while it runs. Returns a
     :class:`Volume` (``info`` has the hardware used and each stage's seconds), or an ``itk.Image``
     when the projections were one.
     """
     checked, from_itk = _as_input(projections, "projections", Projections)
+    _check_finite(checked.array, "projections")
     _check_geometry(geometry)
     if checked.array.shape[0] != len(geometry):
         raise ValueError(
