@@ -11,9 +11,11 @@ contiguous copy, and a wrong number of dimensions raises ValueError naming the a
 and what was expected. Errors from the C++ library raise :class:`ITKError` (a RuntimeError) with the
 library's message.
 
-What the C++ library has today is wrapped: :class:`Geometry`, :func:`project_phantom`,
-:func:`voxelize_phantom` and :func:`fdk`. Forward projection and backprojection operators and the
-iterative methods (SART, SIRT, CGLS, MLEM) are not in the library yet, so they are not here either.
+Wrapped: :class:`Geometry`, :func:`project_phantom`, :func:`voxelize_phantom`, :func:`fdk`; the
+projectors (:class:`Projector`, :func:`forward_project`, :func:`back_project`), which also take
+CUDA arrays (PyTorch, CuPy) on their device without copies; the iterative methods :func:`sart`
+(SART, OS-SART), :func:`sirt`, :func:`cgls`, :func:`osem`; and, with PyTorch installed,
+``conebeamct.torch`` (autograd Functions of the projectors).
 """
 
 import os
@@ -22,27 +24,38 @@ import sys
 import numpy as np
 
 from ._conebeamct import (
+    DeviceArray,
     Geometry,
     ITKError,
     cuda_device,
     get_number_of_threads,
     has_cuda,
+    has_cuda_arrays,
     set_number_of_threads,
 )
 from . import _conebeamct
 
 __all__ = [
+    "DeviceArray",
     "Geometry",
     "Image",
+    "Projector",
     "ITKError",
     "Projections",
     "Volume",
+    "back_project",
+    "cgls",
     "cuda_device",
     "fdk",
+    "forward_project",
     "get_number_of_threads",
     "has_cuda",
+    "has_cuda_arrays",
+    "osem",
     "project_phantom",
+    "sart",
     "set_number_of_threads",
+    "sirt",
     "voxelize_phantom",
 ]
 
@@ -300,3 +313,8 @@ def fdk(
     )
     volume = Volume(array, step, first, info=info)
     return volume.to_itk() if from_itk else volume
+
+
+# The projectors and the iterative methods live in their own modules (they use the helpers above).
+from ._projectors import Projector, back_project, forward_project  # noqa: E402
+from ._iterative import cgls, osem, sart, sirt  # noqa: E402
