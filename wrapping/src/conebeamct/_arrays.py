@@ -64,6 +64,8 @@ def library_array(obj, name, shape_text="3 dimensions (z, y, x)"):
     float32, C-contiguous, 3 dimensions)."""
     from . import as_float32
 
+    if obj is None or isinstance(obj, (str, bytes, dict)):
+        raise TypeError(f"{name} is a {type(obj).__name__}; expected an array (numpy, PyTorch, CuPy) or an image")
     if is_torch(obj):
         if obj.is_cuda:
             return obj.detach()
