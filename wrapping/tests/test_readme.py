@@ -5,7 +5,8 @@ run where those are present)."""
 import os
 import re
 
-README = os.path.join(os.path.dirname(__file__), "..", "README.md")
+# CBCT_README: where the README is when the tests run outside the tree (scripts/wheel.sh --test).
+README = os.environ.get("CBCT_README") or os.path.join(os.path.dirname(__file__), "..", "README.md")
 SECTION = "## Projectors, iterative methods, GPU arrays, PyTorch"
 
 
