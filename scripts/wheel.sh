@@ -3,7 +3,8 @@
 #   1. pip wheel (scikit-build-core, pyproject.toml) against this machine's ITK and, with --cuda on, CUDA;
 #   2. auditwheel repair: copies the shared libraries the module needs (ConeBeamCT, ITK and what ITK
 #      needs) into the wheel (conebeamct.libs/), points the module at them and tags the wheel
-#      manylinux_2_X for this machine's glibc 2.X (Debian 12: 2.36; it installs where glibc >= 2.X).
+#      manylinux_2_X for the newest glibc symbol it uses (built on Debian 12: manylinux_2_35, so it
+#      installs where glibc >= 2.35: Debian 12, Ubuntu 22.04 and 24.04).
 #      CUDA's own libraries are left out: the target provides them (the NVIDIA driver and CUDA 13's
 #      runtime and cuFFT, e.g. LD_LIBRARY_PATH=/usr/local/cuda/lib64).
 #   3. with --test: installs the wheel into a fresh venv (numpy and pytest from PyPI or --find-links)
@@ -29,8 +30,6 @@ done
 case "$cuda" in on) cuda_flag=ON ;; off) cuda_flag=OFF ;; *) echo "wheel.sh: error: --cuda is '$cuda'; expected on or off" >&2; exit 1 ;; esac
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 tag=$("$python" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')-$cuda
-glibc=$(ldd --version | head -1 | grep -oE '[0-9]+\.[0-9]+$')
-platform=manylinux_${glibc/./_}_x86_64
 
 echo "== tools ($python)"
 if [ ! -x "$out/tools-$tag/bin/pip" ]; then
@@ -52,8 +51,8 @@ fi
 (cd "$here" && "$out/tools-$tag/bin/pip" wheel . --no-build-isolation --no-deps -w "$out/raw-$tag" \
   -C build-dir="$out/cmake-$tag" "${launcher[@]}" "${cuda_args[@]}")
 
-echo "== auditwheel repair ($platform)"
-"$out/tools-$tag/bin/auditwheel" repair --plat "$platform" -w "$out/dist" \
+echo "== auditwheel repair"
+PATH="$out/tools-$tag/bin:$PATH" "$out/tools-$tag/bin/auditwheel" repair -w "$out/dist" \
   --exclude 'libcuda.so*' --exclude 'libcudart.so*' --exclude 'libcufft.so*' "$out/raw-$tag"/*.whl
 wheel=$(ls -t "$out/dist"/conebeamct-*-"${tag%-*}"-*.whl | head -1)
 echo "wheel: $wheel ($(du -h "$wheel" | cut -f1))"
