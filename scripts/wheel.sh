@@ -7,8 +7,8 @@
 #      installs where glibc >= 2.35: Debian 12, Ubuntu 22.04 and 24.04).
 #      CUDA's own libraries are left out: the target provides them (the NVIDIA driver and CUDA 13's
 #      runtime and cuFFT, e.g. LD_LIBRARY_PATH=/usr/local/cuda/lib64).
-#   3. with --test: installs the wheel into a fresh venv (numpy and pytest from PyPI or --find-links)
-#      and runs wrapping/tests from a directory outside the source and build trees.
+#   3. with --test: scripts/test-wheel.sh, which installs the wheel into a fresh venv (numpy and pytest
+#      from PyPI) and runs wrapping/tests from a directory outside the source and build trees.
 #
 #   scripts/wheel.sh [--python PYTHON] [--cuda on|off] [--out DIR] [--test]
 #
@@ -59,16 +59,5 @@ echo "wheel: $wheel ($(du -h "$wheel" | cut -f1))"
 
 if [ "$test" = 1 ]; then
   echo "== test the wheel in a fresh venv"
-  venv="$out/venv-$tag"
-  rm -rf "$venv"
-  "$python" -m venv "$venv"
-  "$venv/bin/pip" install -q ${CBCT_WHEEL_FIND_LINKS:+--find-links "$CBCT_WHEEL_FIND_LINKS"} "$wheel" pytest
-  # From an empty directory, with the tests copied there: nothing of the source or build trees on the path.
-  work=$(mktemp -d)
-  cp "$here"/wrapping/tests/*.py "$work/"
-  cp "$here/wrapping/README.md" "$work/README.md"
-  (cd "$work" && env -u PYTHONPATH CBCT_README="$work/README.md" "$venv/bin/python" -c \
-    'import conebeamct, sys; print("installed:", conebeamct.__file__); sys.exit(".so" in conebeamct.__file__)' &&
-    env -u PYTHONPATH CBCT_README="$work/README.md" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$work")
-  rm -rf "$work"
+  PYTHON="$python" bash "$here/scripts/test-wheel.sh" "$wheel" -q
 fi
