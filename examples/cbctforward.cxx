@@ -1,5 +1,6 @@
-// cbct-forward: projects a volume for a geometry with Joseph's forward projector or the ray caster,
-// on the CPU or with CUDA, in the spirit of RTK's rtkforwardprojections.
+// cbct-forward: projects a volume for a geometry with Joseph's forward projector, the ray caster or
+// the emission projector (attenuation map and collimator blur), on the CPU or with CUDA, in the spirit
+// of RTK's rtkforwardprojections.
 #include "cbctForwardProjectionImageFilter.h"
 #include "cbctIterativeApp.h"
 #if CBCT_USE_CUDA
@@ -23,6 +24,8 @@ struct Options
   std::string hardware = "cpu";
   int threads = 0;
   bool verbose = false;
+  bool fpGiven = false;
+  EmissionOptions emission;
 };
 
 int
@@ -41,13 +44,15 @@ Forward(Options & o)
       origins.push_back(-0.5 * (sizes[d] - 1.) * spacings[d]);
   else
     origins = ParsePoint("--origin", o.origin, 2);
-  CheckProjectorAndHardware(o.fp, o.step, o.hardware);
+  CheckProjectorAndHardware(o.fp, o.step, o.hardware, true);
+  ParseEmission(o.emission, o.fp, o.fpGiven);
 
   Stopwatch total;
   Stopwatch clock;
   auto geometry = ReadGeometry(o.geometry);
   const unsigned int count = geometry->GetNumberOfProjections();
   auto volume = ReadImage<ImageType>("--input", o.input);
+  ReadAttenuation(o.emission);
   if (o.verbose)
   {
     const auto v = volume->GetLargestPossibleRegion().GetSize();
@@ -81,6 +86,8 @@ Forward(Options & o)
     forward = cbct::ForwardProjectionImageFilter<ImageType>::New();
   forward->SetForwardProjector(ForwardProjector(o.fp));
   forward->SetRayCastStep(o.step);
+  forward->SetAttenuationMap(o.emission.mu);
+  forward->SetCollimatorBlur(o.emission.blur);
   forward->SetInput(0, detector->GetOutput());
   forward->SetVolume(volume);
   forward->SetGeometry(geometry);
@@ -92,7 +99,8 @@ Forward(Options & o)
               << spacings[1] << " mm x " << count << " projections, "
               << (o.hardware == "cuda" ? "CUDA" : "CPU") << ", projector: "
               << DescribeProjector(o.fp, o.step,
-                                   std::min({ volume->GetSpacing()[0], volume->GetSpacing()[1], volume->GetSpacing()[2] }))
+                                   std::min({ volume->GetSpacing()[0], volume->GetSpacing()[1], volume->GetSpacing()[2] }),
+                                   &o.emission)
               << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
   clock.Restart();
   WriteImage("--output", forward->GetOutput(), o.output);
@@ -109,8 +117,10 @@ int
 main(int argc, char ** argv)
 {
   Options o;
-  CLI::App app{ "Projects a volume for a cone-beam geometry with Joseph's forward projector or the ray caster "
-                "(--fp; line integrals of the interpolated volume), on the CPU or with CUDA (--hardware). The detector is --dimension U,V pixels of --spacing mm, one "
+  CLI::App app{ "Projects a volume for a cone-beam or parallel geometry with Joseph's forward projector or the ray "
+                "caster (--fp; line integrals of the interpolated volume), or an activity volume with the emission "
+                "projector (--fp emission, --attenuation, --psf: attenuated, collimator-blurred projections), on the CPU "
+                "or with CUDA (--hardware). The detector is --dimension U,V pixels of --spacing mm, one "
                 "projection per geometry entry, centred on the detector's origin unless --origin is given.",
                 "cbct-forward" };
   app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML)")->required();
@@ -120,7 +130,9 @@ main(int argc, char ** argv)
   app.add_option("--spacing", o.spacing, "Detector pixel size (mm): s or U,V")->capture_default_str();
   app.add_option("--origin", o.origin, "Centre of the first detector pixel (mm): U,V (default: the detector is "
                                        "centred, -(N-1)/2 * spacing)");
-  AddProjectorOptions(app, o.fp, o.step, o.hardware);
+  auto * fp = AddProjectorOptions(app, o.fp, o.step, o.hardware, true);
+  AddEmissionOptions(app, o.emission);
+  app.callback([&o, fp] { o.fpGiven = fp->count() > 0; });
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each stage's time");
   AddCommonOptions(app, o.threads);
   std::map<std::string, SlicerParameter> slicer{
@@ -132,7 +144,8 @@ main(int argc, char ** argv)
     { "--origin", SlicerIn("Detector", "double-vector") },
     { "--verbose", SlicerIn("Advanced") },
   };
-  AddProjectorSlicer(slicer);
+  AddProjectorSlicer(slicer, true);
+  AddEmissionSlicer(slicer);
   DescribeForSlicer("CBCT Forward Projection", slicer);
   return Run(app, argc, argv, [&] { return Forward(o); });
 }

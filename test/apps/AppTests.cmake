@@ -20,6 +20,16 @@ add_test(NAME apps.fdk_geometry
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/fdk_geometry.sh ${cbct_bin} ${cbct_app_work}/fdk_geometry)
 set_tests_properties(apps.fdk_geometry PROPERTIES TIMEOUT 300)
 
+# cbct-simulate --emission -> cbct-osem with and without the attenuation and blur models -> compare, and
+# cbct-forward --fp emission.
+add_test(NAME apps.emission_end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/emission_end_to_end.sh ${cbct_bin} ${cbct_app_work}/emission_end_to_end)
+set_tests_properties(apps.emission_end_to_end PROPERTIES TIMEOUT 300)
+# simulate (few views) -> asdpocs / admmtv -> compare, and --time-limit.
+add_test(NAME apps.tv_end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/tv_end_to_end.sh ${cbct_bin} ${cbct_app_work}/tv_end_to_end)
+set_tests_properties(apps.tv_end_to_end PROPERTIES TIMEOUT 300)
+
 # Several processes through MPI (CPU): slabs equal to one process bit for bit, failures end the job.
 if(CBCT_USE_MPI AND MPIEXEC_EXECUTABLE)
   add_test(NAME apps.mpi_end_to_end
@@ -102,6 +112,8 @@ cbct_bad_input_test(osem_hardware cbct-osem "--hardware is 'gpu'. expected cpu o
 cbct_bad_input_test(sart_bp cbct-sart "--bp is 'foo'. expected adjoint or voxel" ${recon_inputs} --bp foo)
 cbct_bad_input_test(osem_bp cbct-osem "--bp is 'Voxel'. expected adjoint or voxel" ${recon_inputs} --bp Voxel)
 cbct_bad_input_test(cgls_bp_not_offered cbct-cgls "--bp" ${recon_inputs} --bp voxel)
+cbct_bad_input_test(admmtv_bp_not_offered cbct-admmtv "--bp" ${recon_inputs} --bp voxel)
+cbct_bad_input_test(asdpocs_bp cbct-asdpocs "--bp is 'exact'. expected adjoint or voxel" ${recon_inputs} --bp exact)
 cbct_bad_input_test(forward_bp_not_offered cbct-forward "--bp" -g g10.xml -i p10.mha -o out.mha --bp adjoint)
 # --hardware cuda without a device (or without CUDA in the build): one clear line. Skipped (77) where a
 # device runs it.
@@ -119,7 +131,10 @@ endfunction()
 cbct_cuda_error_test(sart_hardware_cuda cbct-sart ${recon_inputs} --hardware cuda)
 cbct_cuda_error_test(cgls_hardware_cuda cbct-cgls ${recon_inputs} --hardware cuda)
 cbct_cuda_error_test(osem_hardware_cuda cbct-osem ${recon_inputs} --hardware cuda --fp raycast)
+cbct_cuda_error_test(asdpocs_hardware_cuda cbct-asdpocs ${recon_inputs} --hardware cuda)
+cbct_cuda_error_test(admmtv_hardware_cuda cbct-admmtv ${recon_inputs} --hardware cuda)
 cbct_cuda_error_test(forward_hardware_cuda cbct-forward -g g10.xml -i p10.mha -o out.mha --hardware cuda)
+cbct_cuda_error_test(simulate_emission_hardware_cuda cbct-simulate -g out.xml -o out.mha --emission --hardware cuda)
 cbct_bad_input_test(sart_projection_count cbct-sart
   "--projections p12.mha with --geometry g10.xml: number of projection images is 12"
   -g g10.xml --projections p12.mha -o out.mha --dimension 16 --spacing 8)
@@ -127,13 +142,66 @@ cbct_bad_input_test(cgls_niterations_0 cbct-cgls "--niterations is 0. expected a
   ${recon_inputs} --niterations 0)
 cbct_bad_input_test(osem_niterations_0 cbct-osem "--niterations is 0. expected an integer >= 1"
   ${recon_inputs} --niterations 0)
+cbct_bad_input_test(sart_time_limit cbct-sart "--time-limit is -1. expected a finite number of seconds >= 0"
+  ${recon_inputs} --time-limit -1)
+cbct_bad_input_test(asdpocs_alpha cbct-asdpocs "--alpha is -0.5. expected a finite value >= 0"
+  ${recon_inputs} --alpha -0.5)
+cbct_bad_input_test(asdpocs_alpha_red cbct-asdpocs "--alpha-red is 1.5. expected a reduction factor in \\(0, 1\\]"
+  ${recon_inputs} --alpha-red 1.5)
+cbct_bad_input_test(asdpocs_lambda_red cbct-asdpocs "--lambda-red is 0. expected a reduction factor in \\(0, 1\\]"
+  ${recon_inputs} --lambda-red 0)
+cbct_bad_input_test(asdpocs_ratio cbct-asdpocs "--ratio is 0. expected a finite value > 0" ${recon_inputs} --ratio 0)
+cbct_bad_input_test(asdpocs_tviter cbct-asdpocs "--tviter is -2. expected an integer >= 0" ${recon_inputs} --tviter -2)
+cbct_bad_input_test(asdpocs_maxl2err cbct-asdpocs "--maxl2err is -1. expected a finite value >= 0" ${recon_inputs} --maxl2err -1)
+cbct_bad_input_test(asdpocs_nprojpersubset cbct-asdpocs
+  "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
+  ${recon_inputs} --nprojpersubset 11)
+cbct_bad_input_test(admmtv_beta cbct-admmtv "--beta is 0. expected a finite augmented Lagrangian weight > 0"
+  ${recon_inputs} --beta 0)
+cbct_bad_input_test(admmtv_alpha cbct-admmtv "--alpha is -1. expected a finite regularisation weight >= 0"
+  ${recon_inputs} --alpha -1)
+cbct_bad_input_test(admmtv_cgiter cbct-admmtv "--CGiter is 0. expected an integer >= 1" ${recon_inputs} --CGiter 0)
 cbct_bad_input_test(osem_nprojpersubset cbct-osem
   "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
   ${recon_inputs} --nprojpersubset 11)
 cbct_bad_input_test(forward_step_negative cbct-forward "--step is -2. expected a finite ray-cast sample distance > 0"
   -g g10.xml -i p10.mha -o out.mha --fp raycast --step -2)
-cbct_bad_input_test(forward_fp cbct-forward "--fp is 'RayCast'. expected joseph or raycast"
+cbct_bad_input_test(forward_fp cbct-forward "--fp is 'RayCast'. expected joseph, raycast or emission"
   -g g10.xml -i p10.mha -o out.mha --fp RayCast)
+# Emission (SPECT): the attenuation map, the collimator blur, the projector they need, negative counts;
+# cbct-simulate's emission options; FDK on parallel beam.
+set(emission_inputs -g ge10.xml --projections pe10.mha -o out.mha --dimension 10 --spacing 8)
+cbct_bad_input_test(osem_attenuation_negative cbct-osem
+  "--attenuation negmu.mha: attenuation map at voxel \\(0, 0, 0\\) is -0.5. expected a finite value >= 0"
+  ${emission_inputs} --attenuation negmu.mha)
+cbct_bad_input_test(osem_attenuation_missing cbct-osem "--attenuation is 'nothing.mha'. expected an existing image file"
+  ${emission_inputs} --attenuation nothing.mha)
+cbct_bad_input_test(osem_psf_count cbct-osem "--psf is '2'. expected SIGMA0,SLOPE" ${emission_inputs} --psf 2)
+cbct_bad_input_test(osem_psf_negative cbct-osem "--psf is '1,-0.1'. expected SIGMA0,SLOPE.*>= 0" ${emission_inputs} --psf 1,-0.1)
+cbct_bad_input_test(osem_fp_with_attenuation cbct-osem
+  "--fp is 'joseph'. expected emission \\(or left out\\) with --attenuation or --psf"
+  ${emission_inputs} --fp joseph --attenuation mu.mha)
+cbct_bad_input_test(osem_bp_with_emission cbct-osem "--bp is 'voxel'. expected adjoint with the emission projector"
+  ${emission_inputs} --bp voxel --psf 1,0.02)
+cbct_bad_input_test(osem_negative_counts cbct-osem
+  "--projections pneg.mha: projection value at pixel \\([0-9]+, [0-9]+\\) of projection [0-9]+ is -[0-9.e-]+. expected a finite value >= 0"
+  -g gneg.xml --projections pneg.mha -o out.mha --dimension 10 --spacing 8)
+cbct_bad_input_test(forward_attenuation_negative cbct-forward "--attenuation negmu.mha: attenuation map at voxel"
+  -g ge10.xml -i mu.mha -o out.mha --attenuation negmu.mha)
+cbct_bad_input_test(simulate_psf_without_emission cbct-simulate "simulate emission data: give --emission"
+  -g out.xml -o out.mha --psf 1,0.02)
+cbct_bad_input_test(simulate_sdd_negative cbct-simulate
+  "--sdd is -1. expected a source-to-detector distance > 0 in mm, or 0 for parallel beam" -g out.xml -o out.mha --sdd -1)
+cbct_bad_input_test(simulate_negative_mu cbct-simulate
+  "--mu-phantom negmu.txt: attenuation map at voxel \\([0-9]+, [0-9]+, [0-9]+\\) is -0.01"
+  -g out.xml -o out.mha --emission --sdd 0 --sid 150 --nproj 4 --detector-size 16 --detector-spacing 8 --phantom activity.txt
+  --mu-phantom negmu.txt)
+cbct_bad_input_test(simulate_mu_output_without_phantom cbct-simulate "--mu-output mu2.mha: needs --mu-phantom"
+  -g out.xml -o out.mha --emission --mu-output mu2.mha)
+cbct_bad_input_test(simulate_seed cbct-simulate "--seed is -3. expected an integer from 0 to 4294967295"
+  -g out.xml -o out.mha --emission --seed -3)
+cbct_bad_input_test(fdk_parallel cbct-fdk "FDK geometry is parallel beam \\(SourceToDetectorDistance 0\\). expected a cone-beam geometry"
+  ${emission_inputs})
 cbct_bad_input_test(compare_missing_input cbct-compare "--input is 'missing.mha'. expected an existing image file"
   -i missing.mha)
 cbct_bad_input_test(compare_supersampling cbct-compare "--supersampling is 0. expected an integer from 1 to 16"

@@ -69,6 +69,32 @@ set -e
 [ $status -ne 0 ] || fail "cbct-sart --fp raycast under mpirun exited 0"
 grep -q "cbct-sart: error: rank 0: --fp is 'raycast'; expected joseph under mpirun" raycast.log || { cat raycast.log; fail "no clear error for --fp raycast"; }
 [ ! -e raycast.mha ] || fail "an output was written"
+echo "== cbct-asdpocs and cbct-admmtv under mpirun are refused (one process), and --time-limit"
+for app in asdpocs admmtv; do
+  set +e
+  "${mpirun[@]}" -np 2 "$bin/cbct-$app" "${iterative[@]}" -o $app.mha >$app.log 2>&1
+  status=$?
+  set -e
+  [ $status -ne 0 ] || fail "cbct-$app under mpirun exited 0"
+  grep -q "cbct-$app: error: rank 0: mpirun: cbct-$app runs in one process" $app.log || { cat $app.log; fail "no clear error for cbct-$app"; }
+  [ ! -e $app.mha ] || fail "cbct-$app wrote an output"
+done
+set +e
+"${mpirun[@]}" -np 2 "$bin/cbct-sart" "${iterative[@]}" --time-limit 5 -o limit.mha >limit.log 2>&1
+status=$?
+set -e
+[ $status -ne 0 ] || fail "cbct-sart --time-limit under mpirun exited 0"
+grep -q "cbct-sart: error: rank 0: --time-limit is 5; expected 0 under mpirun" limit.log || { cat limit.log; fail "no clear error for --time-limit"; }
+
+echo "== cbct-osem with the emission model (--psf) under mpirun is refused (its slices span the volume it holds)"
+set +e
+"${mpirun[@]}" -np 2 "$bin/cbct-osem" "${iterative[@]}" --psf 1,0.02 -o emission.mha >emission.log 2>&1
+status=$?
+set -e
+[ $status -ne 0 ] || fail "cbct-osem --psf under mpirun exited 0"
+grep -q "cbct-osem: error: rank 0: --fp is 'emission' (from --attenuation or --psf); expected joseph under mpirun: run emission OSEM as one process" emission.log ||
+  { cat emission.log; fail "no clear error for emission OSEM under mpirun"; }
+[ ! -e emission.mha ] || fail "an output was written"
 
 echo "== bad input on rank 1 (MPMD: its projections do not match the geometry)"
 set +e

@@ -1,4 +1,5 @@
-"""Iterative reconstruction: :func:`sart` (SART, OS-SART, SIRT), :func:`sirt`, :func:`cgls`, :func:`osem`."""
+"""Iterative reconstruction: :func:`sart` (SART, OS-SART, SIRT), :func:`sirt`, :func:`cgls`, and the
+transmission path of :func:`conebeamct.osem` (_iterate)."""
 
 import numpy as np
 
@@ -90,12 +91,3 @@ def cgls(projections, geometry, shape=None, spacing=1.0, origin=None, initial=No
     ``info`` has ``initial_residual_norm`` |p - A x0| and ``residual_norms`` after each iteration."""
     return _iterate("cgls", projections, geometry, shape, spacing, origin, initial, iterations, projector, "adjoint",
                     step, hardware, devices, progress)
-
-
-def osem(projections, geometry, shape=None, spacing=1.0, origin=None, initial=None, iterations=3,
-         projections_per_subset=0, projector="joseph", backprojector="adjoint", step=0.0, hardware="cpu", devices=None,
-         progress=None):
-    """OSEM (MLEM with ``projections_per_subset=0``), as ``cbct-osem`` (the same bits on the CPU).
-    The projections must be >= 0; the volume starts from 1 (or ``initial``, > 0 everywhere)."""
-    return _iterate("osem", projections, geometry, shape, spacing, origin, initial, iterations, projector,
-                    backprojector, step, hardware, devices, progress, per_subset=projections_per_subset)
