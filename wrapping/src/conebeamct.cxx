@@ -590,6 +590,8 @@ Osem(const FloatArray & projectionsArray, const Triple & projectionSpacing, cons
   ImageType::Pointer output = osem->GetOutput();
   output->DisconnectPipeline();
   return ToNumpy<ImageType>(output);
+}
+
 /** The grid of an iterative reconstruction: the initial volume's (an array with spacing and origin), or
  * a volume of zeros of `size`, `spacing`, `origin` when no initial volume is given. */
 struct IterativeGrid
