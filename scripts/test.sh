@@ -12,6 +12,13 @@ cbct_configure
 cbct_build
 cbct_log "ctest"
 (cd "$CBCT_BUILD" && ctest --output-on-failure -j2)
+
+# The wheel that installs without ITK (scripts/wheel.sh: pip wheel + auditwheel repair), installed into
+# a fresh venv and tested there. Opt-in: it builds the library a second time (about 15 minutes on 2 cores).
+if [ "${CBCT_TEST_WHEEL:-0}" = 1 ]; then
+  cbct_log "wheel"
+  bash "$CBCT_ROOT/scripts/wheel.sh" --test
+fi
 if [ "${CBCT_SANITIZE:-1}" != 0 ]; then
   bash "$CBCT_ROOT/scripts/sanitize.sh"
 fi

@@ -14,6 +14,8 @@
 #include "cbctAtomicOutput.h"
 #include "cbctCanonicalGrid.h"
 #include "cbctConfiguration.h"
+#include "cbctPythonBindings.h"
+#include "cbctPythonSupport.h"
 #include "cbctConstantImageSource.h"
 #include "cbctCudaDevice.h"
 #include "cbctEmissionForwardProjectionImageFilter.h"
@@ -74,10 +76,9 @@ namespace py = pybind11;
 
 namespace
 {
-using ImageType = itk::Image<float, 3>;
+// Images between numpy and ITK, checks and RunWithProgress: shared with the other source files.
+using namespace cbct::python;
 using Geometry = cbct::ThreeDCircularProjectionGeometry;
-using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
-using Triple = std::array<double, 3>;
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kDegree = kPi / 180.;
@@ -97,129 +98,6 @@ struct GeometryHandle
     return static_cast<unsigned int>(k < 0 ? k + n : k);
   }
 };
-
-/** Throws ValueError unless `array` has `ndim` dimensions: "name has shape (..); expected ...". */
-void
-CheckDimensions(const py::array & array, const char * name, py::ssize_t ndim, const char * expected)
-{
-  if (array.ndim() == ndim)
-    return;
-  std::string shape = "(";
-  for (py::ssize_t d = 0; d < array.ndim(); ++d)
-    shape += (d ? ", " : "") + std::to_string(array.shape(d));
-  shape += array.ndim() == 1 ? ",)" : ")";
-  throw py::value_error(std::string(name) + " has shape " + shape + "; expected " + expected);
-}
-
-/** A numpy (z, y, x) view of an image's buffer; the returned array keeps the image alive. */
-template <typename TImage>
-py::array_t<float>
-ToNumpy(typename TImage::Pointer image)
-{
-  const auto size = image->GetBufferedRegion().GetSize();
-  float * buffer = image->GetBufferPointer(); // a CUDA image brings its host copy up to date here
-  auto * owner = new typename TImage::Pointer(image);
-  py::capsule capsule(owner, [](void * p) { delete static_cast<typename TImage::Pointer *>(p); });
-  return py::array_t<float>({ static_cast<py::ssize_t>(size[2]), static_cast<py::ssize_t>(size[1]),
-                              static_cast<py::ssize_t>(size[0]) },
-                            buffer, capsule);
-}
-
-/** An image on the buffer of a (z, y, x) float32 C-contiguous array: imported without a copy for an
- * itk::Image (the array must outlive it), copied for a CUDA image (its data manager owns its buffer). */
-template <typename TImage>
-typename TImage::Pointer
-FromNumpy(const FloatArray & array, const Triple & spacing, const Triple & origin)
-{
-  auto image = TImage::New();
-  typename TImage::SizeType size;
-  typename TImage::SpacingType itkSpacing;
-  typename TImage::PointType itkOrigin;
-  for (unsigned int d = 0; d < 3; ++d)
-  {
-    size[d] = static_cast<itk::SizeValueType>(array.shape(2 - d));
-    itkSpacing[d] = spacing[d];
-    itkOrigin[d] = origin[d];
-  }
-  image->SetRegions(typename TImage::RegionType(size));
-  image->SetSpacing(itkSpacing);
-  image->SetOrigin(itkOrigin);
-  const auto count = static_cast<itk::SizeValueType>(array.size());
-  if constexpr (std::is_same_v<TImage, ImageType>)
-  {
-    image->GetPixelContainer()->SetImportPointer(const_cast<float *>(array.data()), count, false);
-  }
-  else
-  {
-    image->Allocate();
-    std::memcpy(image->GetBufferPointer(), array.data(), count * sizeof(float));
-  }
-  return image;
-}
-
-/** Runs `update` without the GIL, calling progress(fraction) with the GIL while `observed` reports
- * progress, with increasing fractions only. `pieces` streamed pieces (StartEvents of `observed`) make one progress from 0 to 1.
- * A Python exception raised by the callback aborts the work and is raised again here. */
-void
-RunWithProgress(itk::ProcessObject * observed, const std::function<void()> & update, const py::object & progress,
-                unsigned int pieces = 1)
-{
-  if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
-    throw py::type_error("progress must be callable (it is called with the fraction done, 0 to 1), or None");
-  struct State
-  {
-    unsigned int piece = 0;
-    double last = -1.; // ITK's accumulated progress can step back a little: report only increases
-    std::unique_ptr<py::error_already_set> error;
-  } state;
-  unsigned long startTag = 0, progressTag = 0;
-  const bool observe = !progress.is_none();
-  if (observe)
-  {
-    startTag = observed->AddObserver(itk::StartEvent(), [&state](const itk::EventObject &) { ++state.piece; });
-    progressTag = observed->AddObserver(itk::ProgressEvent(), [&, observed](const itk::EventObject &) {
-      py::gil_scoped_acquire gil;
-      if (state.error)
-        return;
-      const double done = std::min(1., ((state.piece > 0 ? state.piece - 1 : 0) + static_cast<double>(observed->GetProgress())) / pieces);
-      if (!(done > state.last))
-        return;
-      state.last = done;
-      try
-      {
-        progress(done);
-      }
-      catch (py::error_already_set & e)
-      {
-        state.error = std::make_unique<py::error_already_set>(std::move(e));
-        observed->AbortGenerateDataOn();
-      }
-    });
-  }
-  try
-  {
-    py::gil_scoped_release release;
-    update();
-  }
-  catch (...)
-  {
-    if (observe)
-    {
-      observed->RemoveObserver(startTag);
-      observed->RemoveObserver(progressTag);
-    }
-    if (state.error)
-      throw py::error_already_set(*state.error);
-    throw;
-  }
-  if (observe)
-  {
-    observed->RemoveObserver(startTag);
-    observed->RemoveObserver(progressTag);
-  }
-  if (state.error)
-    throw py::error_already_set(*state.error);
-}
 
 cbct::GeometricPhantom::Pointer
 MakePhantom(const std::string & phantom, double scale)
@@ -1080,4 +958,14 @@ then every projection must be: sid is then the detector's distance from the rota
   m.def(
     "get_number_of_threads", [] { return itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads(); },
     "ITK's default number of threads.");
+
+  // The bindings in their own source files (cbctPythonBindings.h).
+  const cbct::python::GeometryOf geometryOf = [](const py::handle & g) -> const Geometry * {
+    if (!py::isinstance<GeometryHandle>(g))
+      throw py::type_error("geometry is a " + py::str(py::type::of(g).attr("__name__")).cast<std::string>() +
+                           "; expected a conebeamct.Geometry");
+    return g.cast<const GeometryHandle &>().geometry.GetPointer();
+  };
+  cbct::python::RegisterProjectors(m, geometryOf);
+  cbct::python::RegisterIterative(m, geometryOf);
 }

@@ -62,3 +62,40 @@ def read_mha(path):
     count = sizes[0] * sizes[1] * sizes[2]
     array = np.frombuffer(payload, dtype=dtype, count=count).reshape(sizes[2], sizes[1], sizes[0])
     return array, spacing, origin
+
+
+def write_mha(path, array, spacing, origin):
+    """Writes a 3D float32 (z, y, x) array as a MetaImage with its data in the file (what the apps read)."""
+    array = np.ascontiguousarray(array, dtype="<f4")
+    nz, ny, nx = array.shape
+    header = (
+        "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = False\nCompressedData = False\n"
+        "TransformMatrix = 1 0 0 0 1 0 0 0 1\n"
+        f"Offset = {' '.join(repr(float(v)) for v in origin)}\nCenterOfRotation = 0 0 0\n"
+        f"ElementSpacing = {' '.join(repr(float(v)) for v in spacing)}\nDimSize = {nx} {ny} {nz}\n"
+        "ElementType = MET_FLOAT\nElementDataFile = LOCAL\n"
+    )
+    with open(path, "wb") as f:
+        f.write(header.encode("ascii"))
+        f.write(array.tobytes())
+
+
+def app_path(name):
+    """The path of the command-line app `name` (skips the test when ctest did not set CBCT_BIN_DIR)."""
+    directory = os.environ.get("CBCT_BIN_DIR")
+    if not directory:
+        pytest.skip("CBCT_BIN_DIR is not set (ctest sets it when the command-line apps are built)")
+    path = os.path.join(directory, name)
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"CBCT_BIN_DIR is {directory} but it has no executable {name}")
+    return path
+
+
+def run_app(name, *arguments):
+    """Runs the app `name` with `arguments`; fails the test with its output unless it exits with 0."""
+    import subprocess
+
+    command = [app_path(name)] + [str(a) for a in arguments]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, f"{command}: exit code {result.returncode}\n{result.stdout}\n{result.stderr}"
+    return result

@@ -14,13 +14,16 @@ and what was expected. Errors from the C++ library raise :class:`ITKError` (a Ru
 library's message.
 
 Wrapped: :class:`Geometry` (cone beam, or parallel beam with sdd=0), :func:`project_phantom`,
-:func:`voxelize_phantom`, :func:`fdk`, and for emission data :func:`emission_project` (as
-``cbct-forward --fp emission``), :func:`poisson_noise` (as ``cbct-simulate --poisson``) and :func:`osem`
-(as ``cbct-osem``, with any of its projectors), and the total-variation methods for few views
-:func:`asd_pocs` and :func:`admm_tv`; :meth:`Image.save` and :func:`load` write and read image files
-(.mha, .nrrd, .nii, .tif) as the command-line apps do: written beside their place and renamed into place
-when complete, read only when the file holds all the pixels its header promises. The other projectors
-and iterative methods (SART, SIRT, CGLS) are not wrapped yet.
+:func:`voxelize_phantom`, :func:`fdk`; the projectors (:class:`Projector`, :func:`forward_project`,
+:func:`back_project`), which also take CUDA arrays (PyTorch, CuPy) on their device without copies;
+the iterative methods :func:`sart` (SART, OS-SART), :func:`sirt`, :func:`cgls`, :func:`osem` (as
+``cbct-osem``, with any of its projectors, the emission one included); for emission data
+:func:`emission_project` (as ``cbct-forward --fp emission``) and :func:`poisson_noise` (as
+``cbct-simulate --poisson``); the total-variation methods for few views :func:`asd_pocs` and
+:func:`admm_tv`; :meth:`Image.save` and :func:`load` write and read image files (.mha, .nrrd, .nii,
+.tif) as the command-line apps do: written beside their place and renamed into place when complete,
+read only when the file holds all the pixels its header promises; and, with PyTorch installed,
+``conebeamct.torch`` (autograd Functions of the projectors).
 """
 
 import os
@@ -29,33 +32,43 @@ import sys
 import numpy as np
 
 from ._conebeamct import (
+    DeviceArray,
     Geometry,
     ITKError,
     cuda_device,
     get_number_of_threads,
     has_cuda,
+    has_cuda_arrays,
     set_number_of_threads,
 )
 from . import _conebeamct
 
 __all__ = [
+    "DeviceArray",
     "admm_tv",
     "asd_pocs",
     "Geometry",
     "Image",
+    "Projector",
     "ITKError",
     "Projections",
     "Volume",
+    "back_project",
+    "cgls",
     "cuda_device",
     "emission_project",
     "fdk",
+    "forward_project",
     "get_number_of_threads",
     "has_cuda",
+    "has_cuda_arrays",
     "load",
     "osem",
     "poisson_noise",
     "project_phantom",
+    "sart",
     "set_number_of_threads",
+    "sirt",
     "voxelize_phantom",
 ]
 
@@ -418,7 +431,7 @@ def poisson_noise(projections, seed=1):
 def osem(
     projections,
     geometry,
-    shape,
+    shape=None,
     spacing=1.0,
     origin=None,
     iterations=3,
@@ -428,6 +441,10 @@ def osem(
     psf=None,
     hardware="cpu",
     progress=None,
+    initial=None,
+    backprojector="adjoint",
+    step=0.0,
+    devices=None,
 ):
     """OSEM (MLEM with projections_per_subset=0), as ``cbct-osem`` does it.
 
@@ -438,7 +455,24 @@ def osem(
     'joseph'. Each subset's sensitivity goes through the same model. hardware: 'cpu' or 'cuda'.
     progress: None or a callable given the fraction done. Returns a :class:`Volume` (activity per mm^3
     for emission data), or an ``itk.Image`` when the projections were one.
+
+    With the transmission projectors ('joseph', 'raycast') also: ``initial`` (a :class:`Volume`, > 0
+    everywhere, whose grid is used; the volume starts from 1 otherwise), ``backprojector`` ('adjoint' or
+    'voxel'), ``step`` (the ray caster's, mm) and ``devices`` (CUDA devices sharing the volume); ``info``
+    then has each iteration's seconds. The same bits as ``cbct-osem --hardware cpu``.
     """
+    emission = attenuation is not None or psf is not None or projector == "emission"
+    if not emission:
+        volume = _iterative._iterate(
+            "osem", projections, geometry, shape, spacing, origin, initial, iterations,
+            "joseph" if projector is None else projector, backprojector, step, hardware, devices, progress,
+            per_subset=projections_per_subset,
+        )
+        (volume.info if isinstance(volume, Volume) else {}).update(projector="joseph" if projector is None else projector)
+        return volume
+    if initial is not None or backprojector != "adjoint" or step != 0.0 or devices is not None:
+        raise ValueError("initial, backprojector, step and devices are for the transmission projectors ('joseph', "
+                         "'raycast'), not with the emission projector (an attenuation map, a psf or projector='emission')")
     checked, from_itk = _as_input(projections, "projections", Projections)
     _check_geometry(geometry)
     if checked.array.shape[0] != len(geometry):
@@ -623,3 +657,9 @@ def admm_tv(
     )
     volume = Volume(array, step, first, info=info)
     return volume.to_itk() if from_itk else volume
+
+
+# The projectors and the iterative methods live in their own modules (they use the helpers above).
+from ._projectors import Projector, back_project, forward_project  # noqa: E402
+from ._iterative import cgls, sart, sirt  # noqa: E402
+from . import _iterative  # noqa: E402

@@ -1,0 +1,27 @@
+#ifndef cbctPythonBindings_h
+#define cbctPythonBindings_h
+
+// The parts of conebeamct._conebeamct that live in their own source files, each registered from the
+// module's init (conebeamct.cxx). `geometryOf` gives the C++ geometry of a Python conebeamct.Geometry
+// (the class is defined in conebeamct.cxx) and raises TypeError for anything else.
+#include "cbctThreeDCircularProjectionGeometry.h"
+
+#include <pybind11/pybind11.h>
+
+#include <functional>
+
+namespace cbct::python
+{
+using GeometryOf = std::function<const ThreeDCircularProjectionGeometry *(const pybind11::handle &)>;
+
+/** Projector (forward projection and backprojection on host and CUDA arrays) and DeviceArray
+ * (projectors.cxx). */
+void
+RegisterProjectors(pybind11::module_ & m, const GeometryOf & geometryOf);
+
+/** SART/OS-SART/SIRT, CGLS and OSEM (iterative.cxx). */
+void
+RegisterIterative(pybind11::module_ & m, const GeometryOf & geometryOf);
+} // namespace cbct::python
+
+#endif

@@ -1,0 +1,173 @@
+"""Forward projection and backprojection: :class:`Projector`, :func:`forward_project`,
+:func:`back_project`."""
+
+import numpy as np
+
+from . import _arrays
+from . import _conebeamct
+
+_PROJECTORS = ("joseph", "raycast")
+_BACKPROJECTORS = ("adjoint", "voxel")
+
+
+def _choice(value, name, choices):
+    if value not in choices:
+        raise ValueError(f"{name} is {value!r}; expected " + " or ".join(repr(c) for c in choices))
+    return value
+
+
+class Projector:
+    """The system matrix A of a scan: ``forward(x)`` = A x projects a volume onto the detector for
+    every projection of ``geometry``, ``back(y)`` = A^T y backprojects a projection stack.
+
+    The volume grid: ``shape`` N or (nz, ny, nx) (the array's shape), ``spacing`` s or (sx, sy, sz)
+    mm, ``origin`` (x, y, z) of the first voxel (default: centred on the isocenter). The detector:
+    ``detector_size`` N or (U, V) pixels, ``detector_spacing`` s or (su, sv) mm, ``detector_origin``
+    (u0, v0) (default: centred). ``projector``: 'joseph' (Joseph's: bilinear across the ray, exact
+    along its dominant axis) or 'raycast' (trilinear samples every ``step`` mm, 0: the smallest voxel
+    spacing). ``backprojector``: 'adjoint' (the exact transpose of the forward projector) or 'voxel'
+    (voxel-based, as RTK and TIGRE backproject for SART: not the exact adjoint).
+
+    ``hardware``: 'cpu' or 'cuda' (device ``device``). A CUDA projector takes CUDA arrays (PyTorch
+    tensors, CuPy arrays) on its device without any host copy and returns results there; given
+    numpy arrays it uploads, computes and downloads. A CPU projector takes host arrays (numpy,
+    PyTorch CPU tensors). Arrays are float32 (z, y, x): volumes ``volume_shape``, projections
+    ``projection_shape`` = (projections, V, U); a numpy array of another real dtype is converted, a
+    CUDA array must be float32 and contiguous already (TypeError otherwise). Inputs with NaN or
+    infinities raise ValueError (``check_finite=False`` skips that scan). The GIL is released while
+    it works.
+    """
+
+    def __init__(
+        self,
+        geometry,
+        shape,
+        detector_size,
+        spacing=1.0,
+        detector_spacing=1.0,
+        origin=None,
+        detector_origin=None,
+        projector="joseph",
+        backprojector="adjoint",
+        step=0.0,
+        hardware="cpu",
+        device=0,
+    ):
+        from . import _centred, _check_geometry, _numbers, _sizes
+
+        _check_geometry(geometry)
+        zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
+        xyz = zyx[::-1]
+        self.spacing = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
+        self.origin = _centred(xyz, self.spacing) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+        uv = _sizes(detector_size, "detector_size", 2, "N or (U, V) pixels, integers >= 1")
+        self.detector_spacing = _numbers(detector_spacing, "detector_spacing", 2, "a pixel size > 0 in mm, or (su, sv)",
+                                         positive=True)
+        self.detector_origin = (
+            _centred(uv, self.detector_spacing)
+            if detector_origin is None
+            else _numbers(detector_origin, "detector_origin", 2, "(u0, v0) in mm")
+        )
+        self.projector = _choice(projector, "projector", _PROJECTORS)
+        self.backprojector = _choice(backprojector, "backprojector", _BACKPROJECTORS)
+        step = _numbers(step, "step", 1, "a ray-cast sample distance >= 0 in mm (0: the smallest voxel spacing)")[0]
+        if step < 0:
+            raise ValueError(f"step is {step!r}; expected a ray-cast sample distance >= 0 in mm (0: the smallest voxel spacing)")
+        _choice(hardware, "hardware", ("cpu", "cuda"))
+        if isinstance(device, bool) or not isinstance(device, (int, np.integer)) or device < 0:
+            raise ValueError(f"device is {device!r}; expected a CUDA device index >= 0")
+        self.geometry = geometry
+        self._operator = _conebeamct._Projector(
+            geometry, zyx, self.spacing, self.origin, uv[::-1], self.detector_spacing, self.detector_origin,
+            projector, backprojector, float(step), hardware, int(device),
+        )
+
+    @classmethod
+    def for_images(cls, geometry, volume, projections, **options):
+        """The projector between the grids of ``volume`` and ``projections`` (:class:`Volume` and
+        :class:`Projections`, or ``itk.Image``); ``options`` as the constructor's."""
+        from . import Projections, Volume, _as_input
+
+        v, _ = _as_input(volume, "volume", Volume)
+        p, _ = _as_input(projections, "projections", Projections)
+        return cls(geometry, v.array.shape, p.array.shape[:0:-1], v.spacing, p.spacing[:2], v.origin, p.origin[:2],
+                   **options)
+
+    @property
+    def hardware(self):
+        """'cpu' or 'cuda:N'."""
+        return self._operator.hardware
+
+    @property
+    def volume_shape(self):
+        """(nz, ny, nx)."""
+        return self._operator.volume_shape
+
+    @property
+    def projection_shape(self):
+        """(projections, V, U)."""
+        return self._operator.projection_shape
+
+    def _apply(self, x, forward, check_finite):
+        from . import Image, Projections, Volume, _as_input, _is_itk_image
+
+        if isinstance(x, Image) or _is_itk_image(x):
+            cls, name = (Volume, "volume") if forward else (Projections, "projections")
+            checked, from_itk = _as_input(x, name, cls)
+            spacing, origin = (self.spacing, self.origin) if forward else (self.detector_spacing + (1.0,), self.detector_origin + (0.0,))
+            if not (np.allclose(checked.spacing, spacing, rtol=1e-6, atol=0) and np.allclose(checked.origin, origin, rtol=0, atol=1e-6)):
+                raise ValueError(f"{name} has spacing {checked.spacing} and origin {checked.origin}; this projector's "
+                                 f"grid has spacing {spacing} and origin {origin}")
+            result = getattr(self._operator, "forward" if forward else "back")(checked.array, check_finite)
+            out = (Projections(result, self.detector_spacing + (1.0,), self.detector_origin + (0.0,)) if forward
+                   else Volume(result, self.spacing, self.origin))
+            return out.to_itk() if from_itk else out
+        kind = _arrays.Kind(x)
+        name = "volume" if forward else "projections"
+        array = _arrays.library_array(x, name)
+        result = getattr(self._operator, "forward" if forward else "back")(array, check_finite)
+        return kind.wrap(result)
+
+    def forward(self, volume, check_finite=True):
+        """A x: the projections (projections, V, U) of ``volume`` (z, y, x), in the kind of array given
+        (numpy, torch, CuPy; :class:`Volume` gives :class:`Projections`, ``itk.Image`` an ``itk.Image``)."""
+        return self._apply(volume, True, check_finite)
+
+    def back(self, projections, check_finite=True):
+        """A^T y (or the voxel-based backprojection): a volume (z, y, x) from ``projections``
+        (projections, V, U), in the kind of array given."""
+        return self._apply(projections, False, check_finite)
+
+    def __repr__(self):
+        return (f"<conebeamct.Projector {self.projector}/{self.backprojector} on {self.hardware}: volume "
+                f"{self.volume_shape} -> projections {self.projection_shape}>")
+
+
+def forward_project(volume, geometry, detector_size, spacing=1.0, origin=None, projector="joseph", step=0.0,
+                    hardware="cpu", device=0):
+    """The projections of ``volume`` (a :class:`Volume` or an ``itk.Image``) for every projection of
+    ``geometry``, as ``cbct-forward`` computes them (the same bits on the CPU): ``detector_size`` N or
+    (U, V) pixels of ``spacing`` s or (su, sv) mm, ``origin`` (u0, v0) (default: centred). Returns
+    :class:`Projections` (an ``itk.Image`` for an ``itk.Image``)."""
+    from . import Volume, _as_input
+
+    checked, from_itk = _as_input(volume, "volume", Volume)
+    A = Projector(geometry, checked.array.shape, detector_size, checked.spacing, spacing, checked.origin, origin,
+                  projector=projector, step=step, hardware=hardware, device=device)
+    result = A.forward(checked)
+    return result.to_itk() if from_itk else result
+
+
+def back_project(projections, geometry, shape, spacing=1.0, origin=None, projector="joseph", backprojector="adjoint",
+                 step=0.0, hardware="cpu", device=0):
+    """The backprojection of ``projections`` (:class:`Projections` or ``itk.Image``) onto a volume
+    grid (``shape``, ``spacing``, ``origin`` as :func:`fdk`'s): the transpose of ``projector``
+    ('adjoint') or the voxel-based backprojector ('voxel'). No filtering: this is A^T y, not a
+    reconstruction. Returns a :class:`Volume` (an ``itk.Image`` for an ``itk.Image``)."""
+    from . import Projections, _as_input
+
+    checked, from_itk = _as_input(projections, "projections", Projections)
+    A = Projector(geometry, shape, checked.array.shape[:0:-1], spacing, checked.spacing[:2], origin, checked.origin[:2],
+                  projector=projector, backprojector=backprojector, step=step, hardware=hardware, device=device)
+    result = A.back(checked)
+    return result.to_itk() if from_itk else result
