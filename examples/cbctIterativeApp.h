@@ -10,7 +10,9 @@
 #include "cbctAppSupport.h"
 #include "cbctCGLSConeBeamReconstructionFilter.h"
 #include "cbctConstantImageSource.h"
+#include "cbctGridOptions.h"
 #include "cbctOSEMConeBeamReconstructionFilter.h"
+#include "cbctPreprocessingOptions.h"
 #include "cbctProjectionFiles.h"
 #include "cbctConfiguration.h"
 #include "cbctCudaDevice.h"
@@ -50,9 +52,8 @@ struct IterativeOptions
   std::string newOrigin;
   std::string output;
   std::string input;
-  std::string dimension = "256";
-  std::string spacing = "1";
-  std::string origin;
+  GridOptions<3> grid;
+  PreprocessingOptions preprocessing;
   long long iterations = 3;
   double lambda = 0.3;
   long long projectionsPerSubset = 1;
@@ -63,12 +64,8 @@ struct IterativeOptions
   std::string hardware = "cpu";
   int threads = 0;
   bool verbose = false;
-  bool gridGiven = false; // --dimension, --spacing or --origin on the command line
 
   // Checked and parsed by Validate().
-  std::vector<unsigned int> sizes;
-  std::vector<double> spacings;
-  std::vector<double> origins;
   std::vector<double> projectionSpacing; // empty: keep the files'
   std::vector<double> projectionOrigin;  // empty: keep the files'
 };
@@ -97,6 +94,47 @@ NewIterativeFilter(const IterativeOptions & o)
   (void)o;
 #endif
   return TCpu::New().GetPointer();
+}
+
+namespace detail
+{
+inline std::string
+Lowercase(std::string text)
+{
+  for (char & c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+} // namespace detail
+
+/** --fp in our spelling: RTK's values (Joseph, CudaRayCast; any case) are accepted too. */
+inline std::string
+ProjectorName(const std::string & fp)
+{
+  const std::string key = detail::Lowercase(fp);
+  if (key == "joseph")
+    return "joseph";
+  if (key == "raycast" || key == "cudaraycast")
+    return "raycast";
+  return fp;
+}
+
+/** --bp in our spelling: RTK's values are accepted too: VoxelBasedBackProjection and CudaVoxelBased
+ * are `voxel`; Joseph and CudaRayCast are the forward projector's adjoint when --fp is the same. */
+inline std::string
+BackProjectorName(const std::string & bp, const std::string & fp)
+{
+  const std::string key = detail::Lowercase(bp);
+  if (key == "voxelbasedbackprojection" || key == "cudavoxelbased" || key == "voxel")
+    return "voxel";
+  if (key == "adjoint")
+    return "adjoint";
+  if ((key == "joseph" || key == "cudaraycast") && ProjectorName(bp) == fp)
+    return "adjoint";
+  if (key == "joseph" || key == "cudaraycast")
+    Bad("--bp", Quoted(bp), "adjoint or voxel (RTK's " + bp + " backprojector is the adjoint of --fp " + bp +
+                              ", and --fp is " + fp + ")");
+  return bp;
 }
 
 /** Checks --fp, --step and --hardware (the iterative apps' and cbct-forward's); --hardware cuda needs
@@ -181,8 +219,8 @@ DescribeProjector(const std::string & fp, double step, double smallestSpacing)
 inline void
 AddProjectorOptions(CLI::App & app, std::string & fp, double & step, std::string & hardware)
 {
-  app.add_option("--fp", fp, "Forward projector: joseph (Joseph's, bilinear in the slice across the ray) or raycast "
-                             "(trilinear samples every --step mm along the ray)")
+  app.add_option("-f,--fp", fp, "Forward projector: joseph (Joseph's, bilinear in the slice across the ray) or raycast "
+                                "(trilinear samples every --step mm along the ray); RTK's Joseph and CudaRayCast too")
     ->capture_default_str();
   app.add_option("--step", step, "Ray caster's distance between samples along a ray (mm; 0: the smallest voxel "
                                  "spacing); used with --fp raycast")
@@ -194,9 +232,10 @@ AddProjectorOptions(CLI::App & app, std::string & fp, double & step, std::string
 inline void
 AddBackProjectorOption(CLI::App & app, std::string & bp)
 {
-  app.add_option("--bp", bp, "Backprojector: adjoint (the forward projector's exact transpose) or voxel (voxel-based, "
-                             "as RTK and TIGRE: each voxel samples each projection bilinearly where it projects; not "
-                             "the exact adjoint, much faster on the GPU)")
+  app.add_option("-b,--bp", bp, "Backprojector: adjoint (the forward projector's exact transpose) or voxel (voxel-based, "
+                                "as RTK and TIGRE: each voxel samples each projection bilinearly where it projects; not "
+                                "the exact adjoint, much faster on the GPU); RTK's names too (VoxelBasedBackProjection, "
+                                "CudaVoxelBased; Joseph or CudaRayCast, the adjoint of the same --fp)")
     ->capture_default_str();
 }
 
@@ -222,32 +261,30 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
 {
   ApplyThreads(o.threads);
   ValidateProjectionOptions(o);
+  ValidatePreprocessingOptions(o.preprocessing);
   CheckImageOutput("--output", o.output);
   if (!o.input.empty())
   {
     CheckReadableFile("--input", o.input, "image file");
-    if (o.gridGiven)
-      throw Error("--input and --dimension/--spacing/--origin: the initial volume defines the grid; give one or the other");
-  }
-  o.sizes = ParseSizes("--dimension", o.dimension, 3);
-  o.spacings = ParsePositives("--spacing", o.spacing, 3);
-  if (o.origin.empty())
-  {
-    o.origins.clear();
-    for (unsigned int d = 0; d < 3; ++d)
-      o.origins.push_back(-0.5 * (o.sizes[d] - 1.) * o.spacings[d]);
+    if (o.grid.ExplicitGrid() || !o.grid.like.empty())
+      throw Error("--input and --dimension/--size/--spacing/--origin/--direction/--like: the initial volume defines the "
+                  "grid; give one or the other");
   }
   else
-    o.origins = ParsePoint("--origin", o.origin, 3);
+    ValidateGrid(o.grid);
   if (o.iterations < 1 || o.iterations > 1000000)
     Bad("--niterations", o.iterations, "an integer >= 1");
   if (method == IterativeMethod::SART && (!std::isfinite(o.lambda) || !(o.lambda > 0.)))
     Bad("--lambda", o.lambda, "a finite relaxation factor > 0");
   if (o.projectionsPerSubset < 0)
     Bad("--nprojpersubset", o.projectionsPerSubset, "an integer >= 0 (0: all projections)");
+  o.fp = ProjectorName(o.fp);
   CheckProjectorAndHardware(o.fp, o.step, o.hardware);
   if (MethodOffersBackProjector(method))
+  {
+    o.bp = BackProjectorName(o.bp, o.fp);
     CheckBackProjector(o.bp);
+  }
 }
 
 /** Adds the options shared by the iterative apps, and the method's own. */
@@ -262,21 +299,19 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   app.add_flag("--nsort", o.numericSort, "Sort the files numerically on --submatch instead of alphabetically");
   app.add_option("--submatch", o.subMatch, "Sub-match of --regexp used for sorting (0: the whole name)")
     ->capture_default_str();
-  app.add_option("--new-spacing", o.newSpacing, "Replace the projections' pixel spacing (mm): s or U,V (for formats "
-                                                "without it, e.g. TIFF)");
-  app.add_option("--new-origin", o.newOrigin, "Replace the projections' origin (mm): U,V, the centre of the first "
-                                              "pixel (for formats without it, e.g. TIFF)");
+  AddListOption(app, "--new-spacing,--newspacing", o.newSpacing,
+                "Replace the projections' pixel spacing (mm): s or U,V (for formats without it, e.g. TIFF)");
+  AddListOption(app, "--new-origin,--neworigin", o.newOrigin,
+                "Replace the projections' origin (mm): U,V, the centre of the first pixel (for formats without it, e.g. TIFF)");
+  std::map<std::string, SlicerParameter> slicer;
+  AddPreprocessingOptions(app, o.preprocessing, slicer);
   app.add_option("-o,--output", o.output, "Output volume (.mha, .nrrd, .nii, .tif, ...)")->required();
   const std::string initial =
     method == IterativeMethod::OSEM
       ? "Initial volume, positive everywhere (default: 1 everywhere on the --dimension/--spacing/--origin grid)"
       : "Initial volume (default: 0 everywhere on the --dimension/--spacing/--origin grid)";
   app.add_option("-i,--input", o.input, initial);
-  auto * dimension = app.add_option("--dimension", o.dimension, "Volume size in voxels: N or X,Y,Z")->capture_default_str();
-  auto * spacing = app.add_option("--spacing", o.spacing, "Voxel size (mm): s or X,Y,Z")->capture_default_str();
-  auto * origin = app.add_option("--origin", o.origin, "Centre of the first voxel (mm): X,Y,Z (default: the volume "
-                                                       "is centred on the isocenter, -(N-1)/2 * spacing)");
-  app.callback([&o, dimension, spacing, origin] { o.gridGiven = dimension->count() + spacing->count() + origin->count() > 0; });
+  AddGridOptions(app, o.grid, "Volume");
   app.add_option("-n,--niterations", o.iterations, "Number of iterations")->capture_default_str();
   if (method == IterativeMethod::SART)
   {
@@ -298,7 +333,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     AddBackProjectorOption(app, o.bp);
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each iteration's time");
   AddCommonOptions(app, o.threads);
-  std::map<std::string, SlicerParameter> slicer{
+  slicer.insert({
     { "--geometry", SlicerIo("file", "input", "Input", ".xml") },
     { "--projections", SlicerIo("image", "input", "Input") },
     { "--path", SlicerIo("directory", "input", "Input") },
@@ -312,9 +347,11 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     { "--dimension", SlicerIn("Output", "integer-vector") },
     { "--spacing", SlicerIn("Output", "double-vector") },
     { "--origin", SlicerIn("Output", "double-vector") },
+    { "--like", SlicerIo("image", "input", "Output") },
+    { "--direction", SlicerIn("Output", "double-vector") },
     { "--niterations", SlicerRange("Iterations", "1", "1000", "1") },
     { "--verbose", SlicerIn("Advanced") },
-  };
+  });
   AddProjectorSlicer(slicer);
   if (MethodOffersBackProjector(method))
     AddBackProjectorSlicer(slicer);
@@ -352,7 +389,7 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
 
   clock.Restart();
   std::size_t files = 0;
-  ImageType::Pointer projections = ReadProjections<ImageType>(o, files);
+  ImageType::Pointer projections = LoadProjections<ImageType>(o, files, name, o.verbose ? &std::cout : nullptr);
   const auto psize = projections->GetLargestPossibleRegion().GetSize();
   if (o.verbose)
     std::cout << name << ": read projections: " << psize[0] << " x " << psize[1] << " pixels of "
@@ -366,28 +403,14 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   else
   {
     auto grid = cbct::ConstantImageSource<ImageType>::New();
-    ImageType::SizeType size;
-    ImageType::SpacingType spacing;
-    ImageType::PointType origin;
-    for (unsigned int d = 0; d < 3; ++d)
-    {
-      size[d] = o.sizes[d];
-      spacing[d] = o.spacings[d];
-      origin[d] = o.origins[d];
-    }
-    grid->SetSize(size);
-    grid->SetSpacing(spacing);
-    grid->SetOrigin(origin);
+    ApplyGrid(grid.GetPointer(), o.grid);
     grid->SetConstant(0.f); // OSEM starts from 1 when given a volume that is 0 everywhere
     grid->Update();
     initial = grid->GetOutput();
   }
-  const auto vsize = initial->GetLargestPossibleRegion().GetSize();
   if (o.verbose)
-    std::cout << name << ": volume " << vsize[0] << " x " << vsize[1] << " x " << vsize[2] << " voxels of "
-              << initial->GetSpacing()[0] << " x " << initial->GetSpacing()[1] << " x " << initial->GetSpacing()[2]
-              << " mm from (" << initial->GetOrigin()[0] << ", " << initial->GetOrigin()[1] << ", "
-              << initial->GetOrigin()[2] << ") mm" << (o.input.empty() ? "" : ", initial volume " + o.input) << std::endl
+    std::cout << name << ": volume " << DescribeGrid(initial.GetPointer(), "voxels")
+              << (o.input.empty() ? "" : ", initial volume " + o.input) << std::endl
               << name << ": projector: "
               << DescribeProjector(o.fp, o.step,
                                    std::min({ initial->GetSpacing()[0], initial->GetSpacing()[1], initial->GetSpacing()[2] }))

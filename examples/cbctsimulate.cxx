@@ -3,6 +3,7 @@
 #include "cbctPhantomProjectionSource.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
+#include "cbctLineIntegralToIntensityImageFilter.h"
 
 #include <itkImage.h>
 
@@ -28,6 +29,11 @@ struct Options
   std::string detectorSpacing = "1";
   std::string phantom = "shepplogan";
   double phantomScale = 60.;
+  double phantomDensity = 1.;
+  double i0 = 0.;
+  double dark = 0.;
+  bool poisson = false;
+  unsigned long long seed = 0;
   int threads = 0;
   bool verbose = false;
 };
@@ -54,6 +60,14 @@ Simulate(const Options & o)
   CheckOutputDirectory("--geometry", o.geometry);
   CheckImageOutput("--output", o.output);
   auto phantom = MakePhantom("--phantom", o.phantom, o.phantomScale);
+  CheckFinite("--phantom-density", o.phantomDensity, "a finite factor");
+  phantom->ScaleDensities(o.phantomDensity);
+  if (!std::isfinite(o.i0) || o.i0 < 0. || o.i0 > 65535.)
+    Bad("--i0", o.i0, "an intensity through air from 1 to 65535 (16-bit readings), or 0 for line integrals");
+  if (!std::isfinite(o.dark) || o.dark < 0. || (o.i0 > 0. && !(o.dark < o.i0)))
+    Bad("--idark", o.dark, "an intensity >= 0 below --i0");
+  if (o.i0 == 0. && (o.dark != 0. || o.poisson))
+    throw Error(std::string(o.poisson ? "--poisson" : "--idark") + ": simulates detector readings; give --i0 too");
 
   // Projection k at first + k * arc / nproj, as RTK's rtksimulatedgeometry.
   auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
@@ -104,7 +118,24 @@ Simulate(const Options & o)
               << " mm x " << count << " projections (" << FormatSeconds(projectSeconds) << ")" << std::endl;
   }
   clock.Restart();
-  WriteImage("--output", source->GetOutput(), o.output);
+  if (o.i0 > 0.)
+  {
+    // Detector readings in 16 bits: (I0 - Idark) exp(-p) + Idark, Poisson draws with --poisson.
+    using CountImage = itk::Image<unsigned short, 3>;
+    auto readings = cbct::LineIntegralToIntensityImageFilter<ImageType, CountImage>::New();
+    readings->SetInput(source->GetOutput());
+    readings->SetI0(o.i0);
+    readings->SetIDark(o.dark);
+    readings->SetPoissonNoise(o.poisson);
+    readings->SetSeed(o.seed);
+    readings->Update();
+    if (o.verbose)
+      std::cout << "cbct-simulate: detector readings in 16 bits, I0 " << o.i0 << ", Idark " << o.dark
+                << (o.poisson ? ", Poisson noise (seed " + std::to_string(o.seed) + ")" : ", no noise") << std::endl;
+    WriteImage("--output", readings->GetOutput(), o.output);
+  }
+  else
+    WriteImage("--output", source->GetOutput(), o.output);
   if (o.verbose)
   {
     std::cout << "cbct-simulate: wrote " << o.output << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
@@ -141,6 +172,15 @@ main(int argc, char ** argv)
   app.add_option("--phantom", o.phantom, "'shepplogan' or an ellipsoid text file (see cbctGeometricPhantom.h)")
     ->capture_default_str();
   app.add_option("--phantom-scale", o.phantomScale, "Scale of the Shepp-Logan phantom (mm)")->capture_default_str();
+  app.add_option("--phantom-density", o.phantomDensity, "Factor on every density of the phantom (e.g. 0.02: the "
+                                                       "Shepp-Logan head in attenuation per mm, near water)")
+    ->capture_default_str();
+  app.add_option("--i0", o.i0, "Write detector readings instead of line integrals: 16-bit intensities, I0 through air "
+                               "(0: line integrals)")
+    ->capture_default_str();
+  app.add_option("--idark", o.dark, "Intensity with the beam off, added to the readings (with --i0)")->capture_default_str();
+  app.add_flag("--poisson", o.poisson, "Poisson noise on the readings (with --i0)");
+  app.add_option("--seed", o.seed, "Seed of the noise (the same seed gives the same readings)")->capture_default_str();
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and how long it takes");
   AddCommonOptions(app, o.threads);
   DescribeForSlicer("CBCT Simulate Projections", {
@@ -159,6 +199,11 @@ main(int argc, char ** argv)
     { "--detector-spacing", SlicerIn("Detector", "double-vector") },
     { "--phantom", SlicerIn("Phantom") },
     { "--phantom-scale", SlicerRange("Phantom", "0", "10000", "1") },
+    { "--phantom-density", SlicerRange("Phantom", "-1000", "1000", "0.01") },
+    { "--i0", SlicerRange("Readings", "0", "65535", "1") },
+    { "--idark", SlicerRange("Readings", "0", "65535", "1") },
+    { "--poisson", SlicerIn("Readings") },
+    { "--seed", SlicerRange("Readings", "0", "1000000000", "1") },
     { "--verbose", SlicerIn("Advanced") },
   });
   return Run(app, argc, argv, [&] { return Simulate(o); });

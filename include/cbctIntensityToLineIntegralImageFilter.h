@@ -54,7 +54,8 @@ public:
   /** With I0 = 0: pixels above this saw air (NaN, the default: found automatically). */
   itkSetMacro(AirThreshold, double);
   itkGetConstMacro(AirThreshold, double);
-  /** (I - Idark) and (I0 - Idark) are taken as at least this, > 0 (1 by default: one count). */
+  /** (I - Idark) and (I0 - Idark) are taken as at least this, > 0 (1 by default: one count); 0 means
+   * 1e-6 (I0 - Idark) of each projection (for floating-point intensities, e.g. normalised to I0 = 1). */
   itkSetMacro(MinimumSignal, double);
   itkGetConstMacro(MinimumSignal, double);
 
@@ -71,7 +72,8 @@ public:
   {
     return m_I0s;
   }
-  /** The conversion's scan-wide part (dark level and minimum), for the CUDA kernel. */
+  /** The conversion's scan-wide part (dark level and minimum), for the CUDA kernel (an absolute
+   * MinimumSignal; with 0, the minimum of each projection is Minimum(k)). */
   LineIntegralConversion
   GetConversion() const
   {
@@ -79,6 +81,13 @@ public:
     c.dark = m_IDark;
     c.minimum = m_MinimumSignal;
     return c;
+  }
+  /** ln(max(I0 - Idark, minimum)) of each projection of the largest region in the last update, for
+   * the CUDA kernel. */
+  const std::vector<double> &
+  GetLogFlatFields() const
+  {
+    return m_LogFlat;
   }
 
 protected:
@@ -102,7 +111,8 @@ private:
   double m_AirThreshold = std::numeric_limits<double>::quiet_NaN();
   double m_MinimumSignal = 1.;
   std::vector<double> m_I0s;
-  std::vector<double> m_LogFlat; // per projection of the largest region
+  std::vector<double> m_LogFlat;  // per projection of the largest region
+  std::vector<double> m_Minimum;  // likewise
 };
 
 } // namespace cbct

@@ -27,9 +27,9 @@ IntensityToLineIntegralImageFilter<TInputImage, TOutputImage>::VerifyPreconditio
   if (!std::isfinite(m_I0) || m_I0 < 0.)
     ThrowBadParameter("I0", m_I0, "the air reading, > 0, or 0 to estimate it from each projection's air");
   CheckFinite("IDark", m_IDark);
-  if (!std::isfinite(m_MinimumSignal) || !(m_MinimumSignal > 0.))
-    ThrowBadParameter("minimum signal", m_MinimumSignal, "a finite value > 0 (the smallest I - Idark)");
-  if (m_I0 > 0. && !(m_I0 - m_IDark >= m_MinimumSignal))
+  if (!std::isfinite(m_MinimumSignal) || m_MinimumSignal < 0.)
+    ThrowBadParameter("minimum signal", m_MinimumSignal, "a finite value > 0 (the smallest I - Idark), or 0 for 1e-6 of I0 - Idark");
+  if (m_I0 > 0. && !(m_I0 - m_IDark > 0. && m_I0 - m_IDark >= m_MinimumSignal))
   {
     std::ostringstream expected;
     expected << "an air reading above Idark (" << m_IDark << ") by at least " << m_MinimumSignal;
@@ -69,7 +69,7 @@ IntensityToLineIntegralImageFilter<TInputImage, TOutputImage>::BeforeThreadedGen
   const itk::IndexValueType firstProjection = largest.GetIndex(last);
   m_I0s.assign(largest.GetSize(last), std::numeric_limits<double>::quiet_NaN());
   m_LogFlat.assign(largest.GetSize(last), 0.);
-  const LineIntegralConversion conversion = this->GetConversion();
+  m_Minimum.assign(largest.GetSize(last), m_MinimumSignal);
   const itk::IndexValueType begin = requested.GetIndex(last) - firstProjection;
   const itk::IndexValueType end = begin + static_cast<itk::IndexValueType>(requested.GetSize(last));
 
@@ -102,7 +102,7 @@ IntensityToLineIntegralImageFilter<TInputImage, TOutputImage>::BeforeThreadedGen
                           std::isfinite(m_AirThreshold) ? "pixels above the air threshold (none found: lower it, or give I0)"
                                                         : "a projection with finite pixels (give I0)");
       }
-      if (!(i0 - m_IDark >= m_MinimumSignal))
+      if (!(i0 - m_IDark > 0. && i0 - m_IDark >= m_MinimumSignal))
       {
         std::ostringstream what, expected;
         what << "I0 estimate of projection " << k;
@@ -118,7 +118,12 @@ IntensityToLineIntegralImageFilter<TInputImage, TOutputImage>::BeforeThreadedGen
       m_I0s[k] = m_I0;
   }
   for (itk::IndexValueType k = begin; k < end; ++k)
+  {
+    LineIntegralConversion conversion = this->GetConversion();
+    if (m_MinimumSignal == 0.)
+      m_Minimum[k] = conversion.minimum = 1e-6 * (m_I0s[k] - m_IDark);
     m_LogFlat[k] = LogFlatField(m_I0s[k], conversion);
+  }
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -128,12 +133,14 @@ IntensityToLineIntegralImageFilter<TInputImage, TOutputImage>::DynamicThreadedGe
 {
   constexpr unsigned int last = TInputImage::ImageDimension - 1;
   const itk::IndexValueType firstProjection = this->GetInput()->GetLargestPossibleRegion().GetIndex(last);
-  const LineIntegralConversion conversion = this->GetConversion();
+  LineIntegralConversion conversion = this->GetConversion();
   itk::ImageScanlineConstIterator<TInputImage> in(this->GetInput(), region);
   itk::ImageScanlineIterator<TOutputImage> out(this->GetOutput(), region);
   while (!in.IsAtEnd())
   {
-    const double logFlat = m_LogFlat[in.GetIndex()[last] - firstProjection];
+    const auto k = in.GetIndex()[last] - firstProjection;
+    const double logFlat = m_LogFlat[k];
+    conversion.minimum = m_Minimum[k];
     while (!in.IsAtEndOfLine())
     {
       out.Set(static_cast<typename TOutputImage::PixelType>(

@@ -1,0 +1,279 @@
+#ifndef cbctPreprocessingOptions_h
+#define cbctPreprocessingOptions_h
+
+// RTK's input-projection preprocessing options (rtkinputprojections_section.ggo), declared once for
+// every app that reads projections (cbct-fdk, cbct-sart, cbct-cgls, cbct-osem), and the one loading
+// path that reads the projections and preprocesses them (cbct::ProjectionPreprocessingFilter).
+//
+// Projection files that hold integers (8, 16 or 32 bits, as detectors write them) are intensities
+// and are converted to line integrals, ln(I0 - Idark) - ln(I - Idark), unless --nolineint keeps
+// them as they are; files of floating-point values are line integrals, unless --i0 is given (then
+// they are intensities too). RTK's meanings throughout, with two differences: without --i0, I0 is
+// estimated from each projection's air (RTK takes the pixel type's largest value), and
+// floating-point files can be intensities (RTK converts integer files only).
+#include "cbctGridOptions.h"
+#include "cbctProjectionFiles.h"
+#include "cbctProjectionPreprocessingFilter.h"
+
+#include <itkImageIOFactory.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace cbct::apps
+{
+
+struct PreprocessingOptions
+{
+  // As given on the command line.
+  double i0 = 0.;
+  double dark = 0.;
+  double airThreshold = std::numeric_limits<double>::quiet_NaN();
+  bool noLineIntegral = false;
+  std::string lowerCrop;
+  std::string upperCrop;
+  std::string binning;
+  std::string radius;
+  double multiplier = 0.;
+  std::string waterPrecorrection;
+  double scatterToPrimaryRatio = 0.;
+  double nonNegativity = std::numeric_limits<double>::quiet_NaN();
+  const CLI::Option * i0Option = nullptr;
+  const CLI::Option * darkOption = nullptr;
+  const CLI::Option * airThresholdOption = nullptr;
+
+  // Parsed by ValidatePreprocessingOptions(); `intensities` is set when the files are known.
+  ProjectionPreprocessing settings;
+};
+
+/** Adds RTK's preprocessing options to `app` and their Slicer descriptions to `slicer`. */
+inline void
+AddPreprocessingOptions(CLI::App & app, PreprocessingOptions & o, std::map<std::string, SlicerParameter> & slicer)
+{
+  const std::string group = "Preprocessing";
+  o.i0Option = app.add_option("--i0", o.i0, "Intensity through air (I0) for the conversion of intensities to line "
+                                            "integrals; 0 or not given: estimated from each projection's air");
+  o.darkOption = app.add_option("--idark", o.dark, "Intensity with the beam off (Idark), subtracted before the "
+                                                   "logarithm")
+                   ->capture_default_str();
+  app.add_flag("--nolineint", o.noLineIntegral, "Keep integer projections as they are (no conversion of intensities "
+                                                "to line integrals)");
+  o.airThresholdOption = app.add_option("--airthres", o.airThreshold,
+                                        "Pixels above this intensity saw air: I0 is their mean (when estimated), and "
+                                        "the scatter correction leaves them out (default 32000 there)");
+  AddListOption(app, "--lowercrop", o.lowerCrop, "Pixels removed at the start of u[,v] (RTK: one value crops u only)");
+  AddListOption(app, "--uppercrop", o.upperCrop, "Pixels removed at the end of u[,v] (RTK: one value crops u only)");
+  AddListOption(app, "--binning", o.binning, "Pixels averaged together along u[,v] (RTK: one value bins u only)");
+  AddListOption(app, "--radius", o.radius, "Conditional median radius along u[,v[,projections]] in pixels (RTK: one "
+                                           "value filters along u only; 0: none)");
+  app.add_option("--multiplier", o.multiplier, "Conditional median: replace pixels further than this many standard "
+                                               "deviations from their neighbourhood's median (0: every pixel, a plain median)")
+    ->capture_default_str();
+  AddListOption(app, "--wpc", o.waterPrecorrection, "Water precorrection: line integrals p become c0 + c1 p + c2 p^2 + "
+                                                    "... for the coefficients c0,c1,c2,...");
+  app.add_option("--spr", o.scatterToPrimaryRatio, "Boellaard scatter correction of intensities: scatter-to-primary "
+                                                   "ratio (0: none)")
+    ->capture_default_str();
+  app.add_option("--nonneg", o.nonNegativity, "Boellaard scatter correction: the darkest pixel keeps at least this "
+                                              "intensity (default 20)");
+  slicer["--i0"] = SlicerRange(group, "0", "1e9", "1", "double");
+  slicer["--idark"] = SlicerRange(group, "-1e9", "1e9", "1", "double");
+  slicer["--nolineint"] = SlicerIn(group);
+  slicer["--airthres"] = SlicerRange(group, "-1e9", "1e9", "1", "double");
+  slicer["--lowercrop"] = SlicerIn(group, "integer-vector");
+  slicer["--uppercrop"] = SlicerIn(group, "integer-vector");
+  slicer["--binning"] = SlicerIn(group, "integer-vector");
+  slicer["--radius"] = SlicerIn(group, "integer-vector");
+  slicer["--multiplier"] = SlicerRange(group, "0", "100", "0.1");
+  slicer["--wpc"] = SlicerIn(group, "double-vector");
+  slicer["--spr"] = SlicerRange(group, "0", "10", "0.01");
+  slicer["--nonneg"] = SlicerRange(group, "-1e9", "1e9", "1", "double");
+}
+
+namespace detail
+{
+/** RTK's per-axis list: the values given, the other axes `fill`; at most `axes` values (a value
+ * beyond `settable` axes must equal `fill`: the projection axis cannot be cropped or binned). */
+template <std::size_t N>
+std::array<unsigned int, N>
+ParseAxisList(const std::string & option, const std::string & text, unsigned int fill, unsigned int settable,
+              const std::string & expected)
+{
+  std::array<unsigned int, N> out;
+  out.fill(fill);
+  if (text.empty())
+    return out;
+  std::vector<std::size_t> counts;
+  for (std::size_t n = 1; n <= 3; ++n) // u, v and the projection axis
+    counts.push_back(n);
+  const auto values = ParseNumbers(option, text, counts, expected);
+  for (std::size_t d = 0; d < values.size(); ++d)
+  {
+    const double v = values[d];
+    if (!(v >= 0.) || v != std::floor(v) || v > 1e6)
+      Bad(option, Quoted(text), expected);
+    if (d >= settable)
+    {
+      if (v != fill)
+        Bad(option, Quoted(text), expected + " (the projection axis cannot be " + (fill == 1 ? "binned" : "cropped") +
+                                    ": the geometry counts the projections)");
+      continue;
+    }
+    out[d] = static_cast<unsigned int>(v);
+  }
+  return out;
+}
+} // namespace detail
+
+/** Checks the preprocessing options before any file is read; fills `o.settings` but for
+ * `intensities`, which depends on the files (SetProjectionKind()). */
+inline void
+ValidatePreprocessingOptions(PreprocessingOptions & o)
+{
+  ProjectionPreprocessing & s = o.settings;
+  if (!std::isfinite(o.i0) || o.i0 < 0.)
+    Bad("--i0", o.i0, "the intensity through air, > 0, or 0 to estimate it from each projection's air");
+  CheckFinite("--idark", o.dark);
+  if (o.i0 > 0. && !(o.i0 > o.dark))
+    Bad("--i0", o.i0, "an intensity above --idark (" + std::to_string(o.dark) + ")");
+  if (o.airThresholdOption && o.airThresholdOption->count() > 0)
+    CheckFinite("--airthres", o.airThreshold, "a finite intensity");
+  s.i0 = o.i0;
+  s.dark = o.dark;
+  s.airThreshold = o.airThreshold;
+  s.lowerCrop = detail::ParseAxisList<2>("--lowercrop", o.lowerCrop, 0, 2, "pixels U[,V], integers >= 0");
+  s.upperCrop = detail::ParseAxisList<2>("--uppercrop", o.upperCrop, 0, 2, "pixels U[,V], integers >= 0");
+  s.binning = detail::ParseAxisList<2>("--binning", o.binning, 1, 2, "factors U[,V], integers >= 1");
+  if (s.binning[0] < 1 || s.binning[1] < 1)
+    Bad("--binning", Quoted(o.binning), "factors U[,V], integers >= 1");
+  s.medianRadius = detail::ParseAxisList<3>("--radius", o.radius, 0, 3, "radii U[,V[,K]] in pixels, integers >= 0");
+  if (!std::isfinite(o.multiplier) || o.multiplier < 0.)
+    Bad("--multiplier", o.multiplier, "a finite value >= 0");
+  s.medianMultiplier = o.multiplier;
+  s.waterPrecorrection.clear();
+  if (!o.waterPrecorrection.empty())
+  {
+    std::vector<std::size_t> counts;
+    for (std::size_t n = 1; n <= 32; ++n)
+      counts.push_back(n);
+    s.waterPrecorrection = ParseNumbers("--wpc", o.waterPrecorrection, counts, "coefficients c0[,c1,c2,...]");
+    for (double c : s.waterPrecorrection)
+      if (!std::isfinite(c))
+        Bad("--wpc", Quoted(o.waterPrecorrection), "finite coefficients c0[,c1,c2,...]");
+  }
+  if (!std::isfinite(o.scatterToPrimaryRatio) || o.scatterToPrimaryRatio < 0.)
+    Bad("--spr", o.scatterToPrimaryRatio, "a finite scatter-to-primary ratio >= 0");
+  s.scatterToPrimaryRatio = o.scatterToPrimaryRatio;
+  if (!std::isnan(o.nonNegativity))
+    CheckFinite("--nonneg", o.nonNegativity, "a finite intensity");
+  s.nonNegativityThreshold = o.nonNegativity;
+}
+
+/** Whether the projection files hold integers (intensities, as detectors write them). Files of
+ * both kinds in one series are refused. */
+inline bool
+ProjectionFilesHoldIntegers(const std::vector<std::string> & files, const std::string & option)
+{
+  int kind = -1;
+  for (const std::string & file : files)
+  {
+    auto io = itk::ImageIOFactory::CreateImageIO(file.c_str(), itk::IOFileModeEnum::ReadMode);
+    if (io.IsNull())
+      Bad(option, Quoted(file), "an image ITK can read");
+    io->SetFileName(file);
+    io->ReadImageInformation();
+    const auto type = io->GetComponentType();
+    const int integer = type == itk::IOComponentEnum::FLOAT || type == itk::IOComponentEnum::DOUBLE ? 0 : 1;
+    if (kind >= 0 && integer != kind)
+      throw Error(option + ": " + file + " holds " + (integer ? "integers" : "floating-point values") + " and " +
+                  files.front() + " " + (integer ? "floating-point values" : "integers") +
+                  ": a series must be all intensities (integers) or all line integrals");
+    kind = integer;
+  }
+  return kind == 1;
+}
+
+/** Decides what the projections are and checks that the options fit: integer files are intensities
+ * unless --nolineint; floating-point files are line integrals unless --i0 is given. */
+inline void
+SetProjectionKind(PreprocessingOptions & o, bool integerFiles)
+{
+  const bool i0Given = o.i0Option && o.i0Option->count() > 0;
+  ProjectionPreprocessing & s = o.settings;
+  s.intensities = integerFiles ? !o.noLineIntegral : i0Given;
+  s.minimumSignal = integerFiles ? 1. : 0.; // one count; floating-point intensities: 1e-6 of I0 - Idark
+  if (s.intensities)
+    return;
+  const std::string why = integerFiles ? "with --nolineint the projections are kept as they are"
+                                       : "the files hold floating-point values, read as line integrals (give --i0, 0 "
+                                         "to estimate it, to read them as intensities)";
+  if (o.noLineIntegral && i0Given)
+    Bad("--i0", o.i0, "no --i0 with --nolineint (no conversion to line integrals)");
+  if (o.darkOption && o.darkOption->count() > 0)
+    throw Error("--idark: " + why + ", so there is nothing to subtract it from");
+  if (o.scatterToPrimaryRatio > 0.)
+    throw Error("--spr: the scatter correction works on intensities, and " + why);
+  if (o.airThresholdOption && o.airThresholdOption->count() > 0)
+    throw Error("--airthres: it applies to intensities, and " + why);
+}
+
+/** Reads the projections (ReadProjections()) and preprocesses them: the loading path of every app.
+ * With --verbose (`log` not null) says what was done, as "NAME: preprocessing: ...". */
+template <typename TImage, typename TOptions>
+typename TImage::Pointer
+LoadProjections(TOptions & o, std::size_t & fileCount, const std::string & name, std::ostream * log)
+{
+  const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
+  SetProjectionKind(o.preprocessing, ProjectionFilesHoldIntegers(ProjectionFiles(o), option));
+  const ProjectionPreprocessing & settings = o.preprocessing.settings;
+  if (settings.DoesNothing())
+    return ReadProjections<TImage>(o, fileCount);
+
+  // Preprocessing runs in itk::Image (a CUDA image is filled from the result).
+  using FloatImage = itk::Image<float, 3>;
+  FloatImage::Pointer stack = ReadProjections<FloatImage>(o, fileCount);
+  Stopwatch clock;
+  auto filter = ProjectionPreprocessingFilter<FloatImage>::New();
+  filter->SetInput(stack);
+  filter->SetParameters(settings);
+  try
+  {
+    filter->Update();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error(option + ": preprocessing: " + WithoutItkPrefix(e.GetDescription()));
+  }
+  FloatImage::Pointer result = filter->GetOutput();
+  result->DisconnectPipeline();
+  if (log)
+  {
+    *log << name << ": preprocessing: " << settings.Describe();
+    if (settings.intensities && settings.i0 == 0.)
+    {
+      const auto & i0s = filter->GetLineIntegralFilter()->GetI0s();
+      const auto range = std::minmax_element(i0s.begin(), i0s.end());
+      double sum = 0.;
+      for (double v : i0s)
+        sum += v;
+      *log << "; I0 from " << *range.first << " to " << *range.second << ", mean " << sum / i0s.size();
+    }
+    *log << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
+  }
+  if constexpr (std::is_same_v<TImage, FloatImage>)
+    return result;
+  else
+  {
+    auto copy = TImage::New();
+    copy->CopyInformation(result);
+    copy->SetRegions(result->GetLargestPossibleRegion());
+    copy->Allocate();
+    std::copy(result->GetBufferPointer(), result->GetBufferPointer() + result->GetBufferedRegion().GetNumberOfPixels(),
+              copy->GetBufferPointer());
+    return copy;
+  }
+}
+
+} // namespace cbct::apps
+
+#endif
