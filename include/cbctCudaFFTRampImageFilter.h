@@ -12,8 +12,8 @@ namespace cbct
 
 /** Whether CudaFDKConeBeamReconstructionFilter applies the ramp filter's TruncationCorrection and
  * HannCutFrequencyY in its fused path (it must call LaunchTruncationExtension() and
- * LaunchCropSmoothColumns()). Until it does, cbct-fdk and Python run FDK on the CPU when they are
- * asked for. */
+ * LaunchCropSmoothColumns(), cbctCudaRampExtensions.hcu, as CudaFFTRampImageFilter does). Until it
+ * does, cbct-fdk and Python run FDK on the CPU when they are asked for. */
 inline constexpr bool CudaFDKAppliesRampExtensions = false;
 
 /** \class CudaRampFilterPlan
@@ -62,7 +62,10 @@ private:
 
 /** \class CudaFFTRampImageFilter
  * \brief FFTRampImageFilter on the GPU: rows zero-padded by a kernel, batched cuFFT D2Z, the same
- * response as the CPU filter, Z2D, and a cropping copy to the output; in double, as on the CPU.
+ * response as the CPU filter, Z2D, and a cropping copy to the output; in double, as on the CPU. The
+ * truncation correction extends the padded rows before the transform (LaunchTruncationExtension()),
+ * and the Hann low-pass along v is a convolution of every filtered row of a projection done while
+ * cropping (LaunchCropSmoothColumns()).
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
