@@ -431,3 +431,26 @@ TEST(Preprocessing, ChainEqualsTheStepsOneAfterTheOther)
   chain->SetParameters(settings);
   EXPECT_THROW(chain->UpdateLargestPossibleRegion(), itk::ExceptionObject);
 }
+
+TEST(LineIntegral, NormalisedFloatReadingsWithARelativeFloor)
+{
+  // Readings normalised to I0 = 1 (flat-field corrected): MinimumSignal 0 floors I - Idark at 1e-6
+  // of I0 - Idark instead of one count.
+  auto image = SmallImage(4, 1, 1, { 1.f, 0.5f, 1e-3f, -0.2f });
+  auto toLine = IntensityToLineIntegralImageFilter<ImageType>::New();
+  toLine->SetInput(image);
+  toLine->SetI0(1.);
+  toLine->SetMinimumSignal(0.);
+  toLine->Update();
+  const auto p = Values(toLine->GetOutput());
+  EXPECT_NEAR(p[0], 0., 1e-7);
+  EXPECT_NEAR(p[1], std::log(2.), 1e-6);
+  EXPECT_NEAR(p[2], std::log(1e3), 1e-5);
+  EXPECT_NEAR(p[3], std::log(1e6), 1e-5); // below zero: the floor
+  // With the default floor of one count every such reading would be floored to the air's: p = 0.
+  toLine->SetMinimumSignal(1.);
+  toLine->Update();
+  EXPECT_EQ(Values(toLine->GetOutput()), (std::vector<float>{ 0.f, 0.f, 0.f, 0.f }));
+  toLine->SetMinimumSignal(-1.);
+  EXPECT_THROW(toLine->Update(), itk::ExceptionObject);
+}
