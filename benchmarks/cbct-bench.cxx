@@ -8,6 +8,8 @@
 #include "cbctConstantImageSource.h"
 #include "cbctCudaDevice.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctIntensityToLineIntegralImageFilter.h"
+#include "cbctLineIntegralToIntensityImageFilter.h"
 #include "cbctPhantomProjectionSource.h"
 #if CBCT_USE_CUDA
 #  include "cbctCudaFDKConeBeamReconstructionFilter.h"
@@ -28,6 +30,7 @@
 #include <string>
 #include <functional>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace
@@ -54,8 +57,27 @@ Lookup(const std::string & name)
 
 struct Times
 {
-  double total = 0., upload = 0., weighting = 0., filtering = 0., backprojection = 0., download = 0.;
+  double total = 0., conversion = 0., upload = 0., weighting = 0., filtering = 0., backprojection = 0., download = 0.;
 };
+
+/** The 16-bit detector readings that --input uint16 starts from: I0 60000 through air, Idark 0. */
+constexpr double BenchI0 = 60000.;
+
+/** Whether an FDK filter takes 16-bit readings itself (the CUDA FDK composite, once it uploads them as
+ * they are and converts them in its weighting kernel):
+ *   SetCountProjections(const CountImage * readings, const std::vector<double> & logFlatPerProjection,
+ *                       const cbct::LineIntegralConversion & conversion)
+ * with CountImage the FDK image type rebound to unsigned short. Otherwise the readings are converted
+ * on the host (IntensityToLineIntegralImageFilter) and the floats uploaded. */
+template <typename TFDK, typename TCounts, typename = void>
+struct TakesCountProjections : std::false_type
+{};
+template <typename TFDK, typename TCounts>
+struct TakesCountProjections<TFDK, TCounts,
+                             std::void_t<decltype(std::declval<TFDK &>().SetCountProjections(
+                               std::declval<const TCounts *>(), std::declval<const std::vector<double> &>(),
+                               std::declval<const cbct::LineIntegralConversion &>()))>> : std::true_type
+{};
 
 double
 Median(std::vector<double> v)
@@ -64,29 +86,35 @@ Median(std::vector<double> v)
   return v.empty() ? 0. : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
 }
 
+/** `input`: "float" (line integrals), or "uint16" with where the readings became line integrals
+ * ("uint16-host": IntensityToLineIntegralImageFilter, timed as conversion_s; "uint16-device": the
+ * FDK's weighting kernel). */
 void
-PrintJson(const Problem & p, const std::string & hardware, const std::string & device, const std::string & run,
-          const Times & t)
+PrintJson(const Problem & p, const std::string & hardware, const std::string & device, const std::string & input,
+          const std::string & run, const Times & t)
 {
   const double updates = static_cast<double>(p.volume) * p.volume * p.volume * p.projections;
-  std::printf("{\"problem\":\"%s\",\"hardware\":\"%s\",\"device\":\"%s\",\"run\":\"%s\",\"volume\":%u,"
-              "\"projections\":%u,\"detector\":[%u,%u],\"total_s\":%.4f,\"upload_s\":%.4f,\"weighting_s\":%.4f,"
-              "\"filtering_s\":%.4f,\"backprojection_s\":%.4f,\"download_s\":%.4f,\"gups\":%.1f}\n",
-              p.name.c_str(), hardware.c_str(), device.c_str(), run.c_str(), p.volume, p.projections, p.columns, p.rows,
-              t.total, t.upload, t.weighting, t.filtering, t.backprojection, t.download,
+  std::printf("{\"problem\":\"%s\",\"hardware\":\"%s\",\"device\":\"%s\",\"input\":\"%s\",\"run\":\"%s\",\"volume\":%u,"
+              "\"projections\":%u,\"detector\":[%u,%u],\"total_s\":%.4f,\"conversion_s\":%.4f,\"upload_s\":%.4f,"
+              "\"weighting_s\":%.4f,\"filtering_s\":%.4f,\"backprojection_s\":%.4f,\"download_s\":%.4f,\"gups\":%.1f}\n",
+              p.name.c_str(), hardware.c_str(), device.c_str(), input.c_str(), run.c_str(), p.volume, p.projections,
+              p.columns, p.rows, t.total, t.conversion, t.upload, t.weighting, t.filtering, t.backprojection, t.download,
               t.backprojection > 0. ? updates / t.backprojection / 1e9 : 0.);
   std::fflush(stdout);
 }
 
 template <typename TImage, typename TFDK>
 void
-Run(const Problem & p, const std::string & hardware, const std::string & device, unsigned int runs)
+Run(const Problem & p, const std::string & hardware, const std::string & device, unsigned int runs, bool counts)
 {
+  using CountImage = typename TImage::template Rebind<unsigned short>::Type;
   auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
   for (unsigned int k = 0; k < p.projections; ++k)
     geometry->AddProjection(1000., 1500., k * 360. / p.projections);
   auto phantom = cbct::GeometricPhantom::New();
   phantom->SetToSheppLogan(0.45 * p.volume * p.voxelMm);
+  if (counts)
+    phantom->ScaleDensities(0.02 / (0.45 * p.volume * p.voxelMm / 60.)); // line integrals of a head, 0 to about 2.3
 
   auto source = cbct::PhantomProjectionSource<TImage>::New();
   typename TImage::SizeType size{ { p.columns, p.rows, p.projections } };
@@ -106,6 +134,27 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
   typename TImage::Pointer projections = source->GetOutput();
   projections->DisconnectPipeline();
 
+  // --input uint16: the readings a detector would write, made once (untimed).
+  typename CountImage::Pointer readings;
+  std::vector<double> logFlat(p.projections);
+  cbct::LineIntegralConversion conversion;
+  auto toLines = cbct::IntensityToLineIntegralImageFilter<CountImage, TImage>::New();
+  if (counts)
+  {
+    auto toCounts = cbct::LineIntegralToIntensityImageFilter<TImage, CountImage>::New();
+    toCounts->SetInput(projections);
+    toCounts->SetI0(BenchI0);
+    toCounts->Update();
+    readings = toCounts->GetOutput();
+    readings->DisconnectPipeline();
+    toLines->SetInput(readings);
+    toLines->SetI0(BenchI0);
+    conversion = toLines->GetConversion();
+    std::fill(logFlat.begin(), logFlat.end(), cbct::LogFlatField(BenchI0, conversion));
+  }
+  constexpr bool onDevice = TakesCountProjections<TFDK, CountImage>::value;
+  const std::string input = counts ? (onDevice ? "uint16-device" : "uint16-host") : "float";
+
   auto zero = cbct::ConstantImageSource<TImage>::New();
   typename TImage::SizeType volumeSize{ { p.volume, p.volume, p.volume } };
   typename TImage::SpacingType voxel;
@@ -118,7 +167,15 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
 
   auto fdk = TFDK::New();
   fdk->SetInput(0, zero->GetOutput());
-  fdk->SetProjections(projections);
+  if constexpr (onDevice)
+  {
+    if (counts)
+      fdk->SetCountProjections(readings, logFlat, conversion);
+    else
+      fdk->SetProjections(projections);
+  }
+  else
+    fdk->SetProjections(counts ? toLines->GetOutput() : projections.GetPointer());
   fdk->SetGeometry(geometry);
 
   std::map<std::string, std::vector<double>> samples;
@@ -126,9 +183,20 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
   {
     projections->GetBufferPointer(); // host access: for a CudaImage the device copy is now stale
     projections->Modified();         // projections in host memory: a fresh upload each run
+    if (counts)
+    {
+      readings->GetBufferPointer();
+      readings->Modified();
+    }
     fdk->Modified();
     fdk->ResetStageTimes();
     const auto start = std::chrono::steady_clock::now();
+    double conversionSeconds = 0.;
+    if (counts && !onDevice)
+    {
+      toLines->Update(); // the readings to floats on the host, then uploaded as before
+      conversionSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
     fdk->Update();
     const auto computed = std::chrono::steady_clock::now();
     volatile float touch = fdk->GetOutput()->GetBufferPointer()[0]; // the volume in host memory
@@ -136,6 +204,7 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
     const auto end = std::chrono::steady_clock::now();
     Times t;
     t.total = std::chrono::duration<double>(end - start).count();
+    t.conversion = conversionSeconds;
     t.upload = fdk->GetUploadTime();
     t.weighting = fdk->GetWeightingTime();
     t.filtering = fdk->GetFilteringTime();
@@ -143,8 +212,9 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
     t.download = fdk->GetDownloadTime() + std::chrono::duration<double>(end - computed).count();
     if (r == 0)
       continue;
-    PrintJson(p, hardware, device, std::to_string(r), t);
+    PrintJson(p, hardware, device, input, std::to_string(r), t);
     samples["total"].push_back(t.total);
+    samples["conversion"].push_back(t.conversion);
     samples["upload"].push_back(t.upload);
     samples["weighting"].push_back(t.weighting);
     samples["filtering"].push_back(t.filtering);
@@ -153,12 +223,13 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
   }
   Times m;
   m.total = Median(samples["total"]);
+  m.conversion = Median(samples["conversion"]);
   m.upload = Median(samples["upload"]);
   m.weighting = Median(samples["weighting"]);
   m.filtering = Median(samples["filtering"]);
   m.backprojection = Median(samples["backprojection"]);
   m.download = Median(samples["download"]);
-  PrintJson(p, hardware, device, "median", m);
+  PrintJson(p, hardware, device, input, "median", m);
 }
 #if CBCT_USE_CUDA
 /** Issue 4's measurements on problem p, on the GPU: forward and back projection of all projections
@@ -309,6 +380,10 @@ main(int argc, char * argv[])
   app.add_option("--hardware", hardware, "cuda and/or cpu")->delimiter(',');
   app.add_option("--runs", runs, "timed runs after one untimed warm-up (median reported)")->check(CLI::Range(1u, 1000u));
   std::string method = "fdk";
+  std::string input = "float";
+  app.add_option("--input", input, "float: line integrals in host memory (the default); uint16: 16-bit detector "
+                                   "readings in host memory, turned into line integrals on the way (FDK only)")
+    ->check(CLI::IsMember({ "float", "uint16" }));
   app.add_option("--method", method, "fdk, or iterative: forward and back projections of both projector pairs and one OS-SART iteration (CUDA)")
     ->check(CLI::IsMember({ "fdk", "iterative" }));
   CLI11_PARSE(app, argc, argv);
@@ -322,7 +397,7 @@ main(int argc, char * argv[])
         using CpuImage = itk::Image<float, 3>;
         if (h == "cpu")
           Run<CpuImage, cbct::FDKConeBeamReconstructionFilter<CpuImage>>(
-            p, "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs);
+            p, "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs, input == "uint16");
         else if (h == "cuda")
         {
           std::string device;
@@ -335,7 +410,7 @@ main(int argc, char * argv[])
             continue;
           }
           using GpuImage = cbct::CudaImage<float, 3>;
-          Run<GpuImage, cbct::CudaFDKConeBeamReconstructionFilter<GpuImage>>(p, "cuda", device, runs);
+          Run<GpuImage, cbct::CudaFDKConeBeamReconstructionFilter<GpuImage>>(p, "cuda", device, runs, input == "uint16");
 #endif
         }
         else
