@@ -1,11 +1,16 @@
 // cbct-bench: FDK on the standard problems of DESIGN.md, warm, median of several runs.
 //   S: 512^3 volume from 360 projections of 512x512 (the 2008 CUDA paper's problem)
 //   R: 1024^3 volume from 496 projections of 1248x960 (RabbitCT's size)
+//   L: 2048^3 volume from 1200 projections of 2048x2048 (several GPUs, MPI)
 // One JSON line per timed run with every stage's time and backprojection GUPS
 // (voxels x projections / backprojection seconds / 1e9), then one line of medians.
-// "total" is projections in host memory to volume in host memory.
+// "total" is projections in host memory to volume in host memory. --gpus shares the volume among
+// several GPUs of this process; under mpirun each rank reconstructs its slab on one GPU (or the CPU)
+// from the detector rows it needs, and rank 0 prints the slowest rank's times and every rank's peak
+// memory.
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
+#include "cbctSlabSplit.h"
 #include "cbctCudaDevice.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctIntensityToLineIntegralImageFilter.h"
@@ -19,8 +24,15 @@
 #  include "cbctCudaVoxelBackProjectionOperator.h"
 #endif
 
+#if CBCT_USE_MPI
+#  include "cbctMPIContext.h"
+#endif
+
 #include <CLI/CLI.hpp>
 #include <itkCommand.h>
+#include <itkMultiThreaderBase.h>
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -29,6 +41,7 @@
 #include <map>
 #include <string>
 #include <functional>
+#include <sstream>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -52,12 +65,16 @@ Lookup(const std::string & name)
     return { "S", 512, 0.5, 360, 512, 512, 0.8 };
   if (name == "R")
     return { "R", 1024, 0.25, 496, 1248, 960, 0.4 };
-  throw std::runtime_error("--problem is '" + name + "'; expected S or R");
+  if (name == "L")
+    return { "L", 2048, 0.125, 1200, 2048, 2048, 0.2 };
+  if (name == "T") // tiny: to check that the bench itself runs (CPU, MPI) in seconds
+    return { "T", 64, 4., 60, 64, 64, 6.4 };
+  throw std::runtime_error("--problem is '" + name + "'; expected S, R, L or T");
 }
 
 struct Times
 {
-  double total = 0., conversion = 0., upload = 0., weighting = 0., filtering = 0., backprojection = 0., download = 0.;
+  double total = 0., upload = 0., weighting = 0., filtering = 0., backprojection = 0., download = 0., conversion = 0.;
 };
 
 /** The 16-bit detector readings that --input uint16 starts from: I0 60000 through air, Idark 0. */
@@ -86,38 +103,75 @@ Median(std::vector<double> v)
   return v.empty() ? 0. : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
 }
 
+/** How the FDK runs: the GPUs of this process (--gpus), the minimum pieces per GPU (--pieces), and
+ * this process's place in an MPI job (one rank: the whole volume). */
+struct Setup
+{
+  std::vector<int> devices;
+  unsigned int pieces = 0;
+  int rank = 0, ranks = 1, localRank = 0;
+};
+
+/** Peak resident memory of this process so far (GiB). */
+double
+PeakResidentGiB()
+{
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / (1024. * 1024.); // ru_maxrss is in KiB on Linux
+}
+
 /** `input`: "float" (line integrals), or "uint16" with where the readings became line integrals
  * ("uint16-host": IntensityToLineIntegralImageFilter, timed as conversion_s; "uint16-device": the
  * FDK's weighting kernel). */
 void
 PrintJson(const Problem & p, const std::string & hardware, const std::string & device, const std::string & input,
-          const std::string & run, const Times & t)
+          const std::string & run, const Times & t, const std::string & extra = "")
 {
   const double updates = static_cast<double>(p.volume) * p.volume * p.volume * p.projections;
-  std::printf("{\"problem\":\"%s\",\"hardware\":\"%s\",\"device\":\"%s\",\"input\":\"%s\",\"run\":\"%s\",\"volume\":%u,"
-              "\"projections\":%u,\"detector\":[%u,%u],\"total_s\":%.4f,\"conversion_s\":%.4f,\"upload_s\":%.4f,"
-              "\"weighting_s\":%.4f,\"filtering_s\":%.4f,\"backprojection_s\":%.4f,\"download_s\":%.4f,\"gups\":%.1f}\n",
+  std::printf("{\"problem\":\"%s\",\"hardware\":\"%s\",\"device\":\"%s\",\"input\":\"%s\",\"run\":\"%s\","
+              "\"volume\":%u,\"projections\":%u,\"detector\":[%u,%u],\"total_s\":%.4f,\"conversion_s\":%.4f,"
+              "\"upload_s\":%.4f,\"weighting_s\":%.4f,\"filtering_s\":%.4f,\"backprojection_s\":%.4f,"
+              "\"download_s\":%.4f,\"gups\":%.1f%s}\n",
               p.name.c_str(), hardware.c_str(), device.c_str(), input.c_str(), run.c_str(), p.volume, p.projections,
               p.columns, p.rows, t.total, t.conversion, t.upload, t.weighting, t.filtering, t.backprojection, t.download,
-              t.backprojection > 0. ? updates / t.backprojection / 1e9 : 0.);
+              t.backprojection > 0. ? updates / t.backprojection / 1e9 : 0., extra.c_str());
   std::fflush(stdout);
 }
 
-template <typename TImage, typename TFDK>
-void
-Run(const Problem & p, const std::string & hardware, const std::string & device, unsigned int runs, bool counts)
+/** Rows [first, first + count) of problem p's projections, as an image whose largest possible region
+ * is the whole stack. S and R: the exact line integrals of the Shepp-Logan head. L: of a phantom
+ * symmetric about the rotation axis (ellipsoids centred on it, equal x and z semi-axes), whose
+ * projections are all alike: one is computed and copied, since the line integrals of 1200 x 2048^2
+ * rays take minutes. */
+template <typename TImage>
+typename TImage::Pointer
+MakeProjections(const Problem & p, const cbct::ThreeDCircularProjectionGeometry * geometry, itk::IndexValueType first,
+                itk::SizeValueType count)
 {
-  using CountImage = typename TImage::template Rebind<unsigned short>::Type;
-  auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
-  for (unsigned int k = 0; k < p.projections; ++k)
-    geometry->AddProjection(1000., 1500., k * 360. / p.projections);
+  const bool symmetric = p.name == "L";
   auto phantom = cbct::GeometricPhantom::New();
-  phantom->SetToSheppLogan(0.45 * p.volume * p.voxelMm);
-  if (counts)
-    phantom->ScaleDensities(0.02 / (0.45 * p.volume * p.voxelMm / 60.)); // line integrals of a head, 0 to about 2.3
-
+  const double scale = 0.45 * p.volume * p.voxelMm;
+  if (symmetric)
+  {
+    auto add = [&](double density, double cy, double radius, double height) {
+      cbct::GeometricPhantom::Ellipsoid e;
+      e.density = density;
+      e.center = { { 0., cy * scale, 0. } };
+      e.semiAxes = { { radius * scale, height * scale, radius * scale } };
+      phantom->AddEllipsoid(e);
+    };
+    add(1., 0., 0.9, 0.95);
+    add(-0.6, 0., 0.8, 0.85);
+    add(0.3, 0.4, 0.2, 0.2);
+    add(-0.1, -0.3, 0.1, 0.3);
+  }
+  else
+    phantom->SetToSheppLogan(scale);
+  auto one = cbct::ThreeDCircularProjectionGeometry::New();
+  one->AddProjection(geometry->GetMatrix(0));
   auto source = cbct::PhantomProjectionSource<TImage>::New();
-  typename TImage::SizeType size{ { p.columns, p.rows, p.projections } };
+  typename TImage::SizeType size{ { p.columns, p.rows, symmetric ? 1u : p.projections } };
   typename TImage::SpacingType spacing;
   spacing[0] = spacing[1] = p.pixelMm;
   spacing[2] = 1.;
@@ -128,19 +182,100 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
   source->SetSize(size);
   source->SetSpacing(spacing);
   source->SetOrigin(origin);
-  source->SetGeometry(geometry);
+  source->SetGeometry(symmetric ? one.GetPointer() : geometry);
   source->SetPhantom(phantom);
+  source->UpdateOutputInformation();
+  auto band = source->GetOutput()->GetLargestPossibleRegion();
+  band.SetIndex(1, first);
+  band.SetSize(1, count);
+  source->GetOutput()->SetRequestedRegion(band);
   source->Update();
-  typename TImage::Pointer projections = source->GetOutput();
-  projections->DisconnectPipeline();
+  typename TImage::Pointer computed = source->GetOutput();
+  computed->DisconnectPipeline();
+  if (!symmetric)
+    return computed;
+  // Every projection of L is the first one.
+  typename TImage::Pointer stack = TImage::New();
+  typename TImage::RegionType whole(size);
+  whole.SetSize(2, p.projections);
+  auto rows = whole;
+  rows.SetIndex(1, first);
+  rows.SetSize(1, count);
+  stack->SetLargestPossibleRegion(whole);
+  stack->SetBufferedRegion(rows);
+  stack->SetRequestedRegion(rows);
+  stack->SetSpacing(spacing);
+  stack->SetOrigin(origin);
+  stack->Allocate();
+  const std::size_t slice = static_cast<std::size_t>(p.columns) * count;
+  itk::MultiThreaderBase::New()->ParallelizeArray(
+    0, p.projections,
+    [&](itk::SizeValueType k) {
+      std::copy_n(computed->GetBufferPointer(), slice, stack->GetBufferPointer() + k * slice);
+    },
+    nullptr);
+  return stack;
+}
 
-  // --input uint16: the readings a detector would write, made once (untimed).
+template <typename TImage, typename TFDK>
+void
+Run(const Problem & p, const std::string & hardware, const std::string & device, unsigned int runs, const Setup & setup,
+    bool counts)
+{
+  using CountImage = typename TImage::template Rebind<unsigned short>::Type;
+  auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
+  for (unsigned int k = 0; k < p.projections; ++k)
+    geometry->AddProjection(1000., 1500., k * 360. / p.projections);
+
+  auto zero = cbct::ConstantImageSource<TImage>::New();
+  typename TImage::SizeType volumeSize{ { p.volume, p.volume, p.volume } };
+  typename TImage::SpacingType voxel;
+  voxel.Fill(p.voxelMm);
+  typename TImage::PointType volumeOrigin;
+  volumeOrigin.Fill(-0.5 * (p.volume - 1.) * p.voxelMm);
+  zero->SetSize(volumeSize);
+  zero->SetSpacing(voxel);
+  zero->SetOrigin(volumeOrigin);
+
+  // This process's slab (the whole volume outside MPI) and the detector rows it asks for.
+  auto fdk = TFDK::New();
+  auto information = TImage::New();
+  {
+    typename TImage::RegionType stack(typename TImage::SizeType{ { p.columns, p.rows, p.projections } });
+    information->SetRegions(stack);
+    typename TImage::SpacingType spacing;
+    spacing[0] = spacing[1] = p.pixelMm;
+    spacing[2] = 1.;
+    typename TImage::PointType origin;
+    origin[0] = -0.5 * (p.columns - 1.) * p.pixelMm;
+    origin[1] = -0.5 * (p.rows - 1.) * p.pixelMm;
+    origin[2] = 0.;
+    information->SetSpacing(spacing);
+    information->SetOrigin(origin);
+  }
+  fdk->SetInput(0, zero->GetOutput());
+  fdk->SetProjections(information);
+  fdk->SetGeometry(geometry);
+  fdk->UpdateOutputInformation();
+  const auto slab = cbct::SlabSplit::Equal(fdk->GetOutput()->GetLargestPossibleRegion(), static_cast<std::size_t>(setup.ranks))
+                      [static_cast<std::size_t>(setup.rank)];
+  fdk->GetOutput()->SetRequestedRegion(slab);
+  fdk->GetOutput()->PropagateRequestedRegion();
+  const auto rows = information->GetRequestedRegion();
+  typename TImage::Pointer projections = MakeProjections<TImage>(p, geometry, rows.GetIndex(1), rows.GetSize(1));
+
+  // --input uint16: the readings a detector would write, made once (untimed): the line integrals
+  // scaled to a head's (0 to about 2.3), then I0 exp(-p) rounded.
   typename CountImage::Pointer readings;
   std::vector<double> logFlat(p.projections);
   cbct::LineIntegralConversion conversion;
   auto toLines = cbct::IntensityToLineIntegralImageFilter<CountImage, TImage>::New();
   if (counts)
   {
+    const double toHead = 0.02 / (0.45 * p.volume * p.voxelMm / 60.);
+    float * values = projections->GetBufferPointer();
+    for (std::size_t i = 0, n = projections->GetBufferedRegion().GetNumberOfPixels(); i < n; ++i)
+      values[i] = static_cast<float>(values[i] * toHead);
     auto toCounts = cbct::LineIntegralToIntensityImageFilter<TImage, CountImage>::New();
     toCounts->SetInput(projections);
     toCounts->SetI0(BenchI0);
@@ -154,19 +289,6 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
   }
   constexpr bool onDevice = TakesCountProjections<TFDK, CountImage>::value;
   const std::string input = counts ? (onDevice ? "uint16-device" : "uint16-host") : "float";
-
-  auto zero = cbct::ConstantImageSource<TImage>::New();
-  typename TImage::SizeType volumeSize{ { p.volume, p.volume, p.volume } };
-  typename TImage::SpacingType voxel;
-  voxel.Fill(p.voxelMm);
-  typename TImage::PointType volumeOrigin;
-  volumeOrigin.Fill(-0.5 * (p.volume - 1.) * p.voxelMm);
-  zero->SetSize(volumeSize);
-  zero->SetSpacing(voxel);
-  zero->SetOrigin(volumeOrigin);
-
-  auto fdk = TFDK::New();
-  fdk->SetInput(0, zero->GetOutput());
   if constexpr (onDevice)
   {
     if (counts)
@@ -176,7 +298,15 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
   }
   else
     fdk->SetProjections(counts ? toLines->GetOutput() : projections.GetPointer());
-  fdk->SetGeometry(geometry);
+  if constexpr (!std::is_same_v<TImage, itk::Image<float, 3>>)
+  {
+    if (!setup.devices.empty())
+      fdk->SetDevices(setup.devices);
+    if (setup.pieces > 0)
+      fdk->SetMinimumPieces(setup.pieces);
+  }
+  const double slabGiB = static_cast<double>(slab.GetNumberOfPixels()) * sizeof(float) / (1 << 30);
+  const double rowsGiB = static_cast<double>(rows.GetNumberOfPixels()) * sizeof(float) / (1 << 30);
 
   std::map<std::string, std::vector<double>> samples;
   for (unsigned int r = 0; r <= runs; ++r) // run 0 is the untimed warm-up
@@ -190,6 +320,10 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
     }
     fdk->Modified();
     fdk->ResetStageTimes();
+#if CBCT_USE_MPI
+    if (setup.ranks > 1)
+      MPI_Barrier(MPI_COMM_WORLD);
+#endif
     const auto start = std::chrono::steady_clock::now();
     double conversionSeconds = 0.;
     if (counts && !onDevice)
@@ -197,7 +331,8 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
       toLines->Update(); // the readings to floats on the host, then uploaded as before
       conversionSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
-    fdk->Update();
+    fdk->GetOutput()->SetRequestedRegion(slab);
+    fdk->GetOutput()->Update();
     const auto computed = std::chrono::steady_clock::now();
     volatile float touch = fdk->GetOutput()->GetBufferPointer()[0]; // the volume in host memory
     (void)touch;
@@ -210,9 +345,30 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
     t.filtering = fdk->GetFilteringTime();
     t.backprojection = fdk->GetBackProjectionTime();
     t.download = fdk->GetDownloadTime() + std::chrono::duration<double>(end - computed).count();
-    if (r == 0)
+    double rss = PeakResidentGiB();
+    std::string extra;
+#if CBCT_USE_MPI
+    if (setup.ranks > 1)
+    {
+      // The slowest rank's times (the job's), and every rank's memory against its slab and rows.
+      Times slowest;
+      MPI_Reduce(&t, &slowest, sizeof(Times) / sizeof(double), MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+      t = slowest;
+      std::vector<double> mine{ rss, slabGiB, rowsGiB }, all(3 * static_cast<std::size_t>(setup.ranks));
+      MPI_Gather(mine.data(), 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      std::string list;
+      for (int q = 0; q < setup.ranks; ++q)
+        list += std::string(q ? "," : "") + "{\"peak_rss_gib\":" + std::to_string(all[3 * q]) + ",\"slab_gib\":" +
+                std::to_string(all[3 * q + 1]) + ",\"rows_gib\":" + std::to_string(all[3 * q + 2]) + "}";
+      extra = ",\"ranks\":" + std::to_string(setup.ranks) + ",\"per_rank\":[" + list + "]";
+    }
+#endif
+    if (extra.empty())
+      extra = ",\"peak_rss_gib\":" + std::to_string(rss) + ",\"slab_gib\":" + std::to_string(slabGiB) +
+              ",\"rows_gib\":" + std::to_string(rowsGiB);
+    if (r == 0 || setup.rank != 0)
       continue;
-    PrintJson(p, hardware, device, input, std::to_string(r), t);
+    PrintJson(p, hardware, device, input, std::to_string(r), t, extra);
     samples["total"].push_back(t.total);
     samples["conversion"].push_back(t.conversion);
     samples["upload"].push_back(t.upload);
@@ -221,6 +377,8 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
     samples["backprojection"].push_back(t.backprojection);
     samples["download"].push_back(t.download);
   }
+  if (setup.rank != 0)
+    return;
   Times m;
   m.total = Median(samples["total"]);
   m.conversion = Median(samples["conversion"]);
@@ -372,13 +530,23 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
 int
 main(int argc, char * argv[])
 {
-  CLI::App app{ "cbct-bench: FDK timings on the standard problems S and R (one JSON line per run)" };
+#if CBCT_USE_MPI
+  cbct::MPIContext mpi(&argc, &argv);
+#endif
+  CLI::App app{ "cbct-bench: FDK timings on the standard problems S, R and L (one JSON line per run)" };
   std::vector<std::string> problems{ "S" };
   std::vector<std::string> hardware{ "cuda" };
   unsigned int runs = 5;
-  app.add_option("--problem", problems, "S (512^3 from 360 x 512^2) and/or R (1024^3 from 496 x 1248x960)")->delimiter(',');
+  std::string gpus;
+  Setup setup;
+  app.add_option("--problem", problems, "S (512^3 from 360 x 512^2), R (1024^3 from 496 x 1248x960) and/or L (2048^3 "
+                                        "from 1200 x 2048^2)")
+    ->delimiter(',');
   app.add_option("--hardware", hardware, "cuda and/or cpu")->delimiter(',');
   app.add_option("--runs", runs, "timed runs after one untimed warm-up (median reported)")->check(CLI::Range(1u, 1000u));
+  app.add_option("--gpus", gpus, "CUDA devices of this process: all, or indices such as 0,1 (default: the first; under "
+                                 "mpirun each rank takes one by its rank on the machine)");
+  app.add_option("--pieces", setup.pieces, "minimum pieces along y per GPU (0: the filter's default)");
   std::string method = "fdk";
   std::string input = "float";
   app.add_option("--input", input, "float: line integrals in host memory (the default); uint16: 16-bit detector "
@@ -389,6 +557,43 @@ main(int argc, char * argv[])
   CLI11_PARSE(app, argc, argv);
   try
   {
+#if CBCT_USE_MPI
+    setup.rank = mpi.Rank();
+    setup.ranks = mpi.Size();
+    setup.localRank = mpi.LocalRank();
+#endif
+    int deviceCount = 0;
+#if CBCT_USE_CUDA
+    if (cudaGetDeviceCount(&deviceCount) != cudaSuccess)
+    {
+      cudaGetLastError();
+      deviceCount = 0;
+    }
+#endif
+    if (gpus == "all")
+      for (int d = 0; d < deviceCount; ++d)
+        setup.devices.push_back(d);
+    else if (!gpus.empty())
+    {
+      std::stringstream in(gpus);
+      std::string item;
+      while (std::getline(in, item, ','))
+      {
+        const int d = std::stoi(item);
+        if (d < 0 || d >= deviceCount)
+          throw std::runtime_error("--gpus is '" + gpus + "'; expected device indices below " + std::to_string(deviceCount));
+        setup.devices.push_back(d);
+      }
+    }
+    if (setup.ranks > 1 && deviceCount > 0)
+    {
+      // One GPU per rank: of --gpus's devices (or all), by the rank's place on its machine.
+      std::vector<int> candidates = setup.devices;
+      if (candidates.empty())
+        for (int d = 0; d < deviceCount; ++d)
+          candidates.push_back(d);
+      setup.devices = { candidates[static_cast<std::size_t>(setup.localRank) % candidates.size()] };
+    }
     for (const auto & name : problems)
     {
       const Problem p = Lookup(name);
@@ -397,7 +602,7 @@ main(int argc, char * argv[])
         using CpuImage = itk::Image<float, 3>;
         if (h == "cpu")
           Run<CpuImage, cbct::FDKConeBeamReconstructionFilter<CpuImage>>(
-            p, "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs, input == "uint16");
+            p, "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs, setup, input == "uint16");
         else if (h == "cuda")
         {
           std::string device;
@@ -409,8 +614,11 @@ main(int argc, char * argv[])
             RunIterative(p, device, runs);
             continue;
           }
+          const std::size_t count = setup.devices.empty() ? 1 : setup.devices.size();
+          if (count > 1)
+            device = std::to_string(count) + " x " + device;
           using GpuImage = cbct::CudaImage<float, 3>;
-          Run<GpuImage, cbct::CudaFDKConeBeamReconstructionFilter<GpuImage>>(p, "cuda", device, runs, input == "uint16");
+          Run<GpuImage, cbct::CudaFDKConeBeamReconstructionFilter<GpuImage>>(p, "cuda", device, runs, setup, input == "uint16");
 #endif
         }
         else

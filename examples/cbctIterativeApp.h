@@ -7,6 +7,7 @@
 // cpu or cuda). Each app adds its
 // method's own options (SART: --lambda, --nprojpersubset, --positivity, --bp; OSEM: --nprojpersubset,
 // --bp). CGLS has no --bp: it needs the forward projector's exact adjoint.
+#include "cbctAppRanks.h"
 #include "cbctAppSupport.h"
 #include "cbctCGLSConeBeamReconstructionFilter.h"
 #include "cbctConstantImageSource.h"
@@ -17,6 +18,11 @@
 #include "cbctConfiguration.h"
 #include "cbctCudaDevice.h"
 #include "cbctSARTConeBeamReconstructionFilter.h"
+#if CBCT_USE_MPI
+#  include "cbctMPISlabReconstruction.h"
+#  include "cbctMPISlabReduction.h"
+#  include "cbctMPISlabWriter.h"
+#endif
 #if CBCT_USE_CUDA
 #  include "cbctCudaCGLSConeBeamReconstructionFilter.h"
 #  include "cbctCudaOSEMConeBeamReconstructionFilter.h"
@@ -24,6 +30,7 @@
 #endif
 
 #include <itkCommand.h>
+#include <itkImageFileReader.h>
 #include <itkImage.h>
 
 #include <algorithm>
@@ -62,8 +69,10 @@ struct IterativeOptions
   std::string bp = "adjoint"; // --bp: SART and OSEM only (MethodOffersBackProjector())
   double step = 0.;
   std::string hardware = "cpu";
+  std::string gpus;
   int threads = 0;
   bool verbose = false;
+  std::vector<int> devices; // --gpus, checked by ValidateIterative()
 
   // Checked and parsed by Validate().
   std::vector<double> projectionSpacing; // empty: keep the files'
@@ -285,6 +294,9 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
     o.bp = BackProjectorName(o.bp, o.fp);
     CheckBackProjector(o.bp);
   }
+  if (!o.gpus.empty() && o.hardware != "cuda")
+    Bad("--gpus", Quoted(o.gpus), "--hardware cuda with it");
+  o.devices = ParseGpus(o.gpus);
 }
 
 /** Adds the options shared by the iterative apps, and the method's own. */
@@ -329,6 +341,9 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
       ->capture_default_str();
   }
   AddProjectorOptions(app, o.fp, o.step, o.hardware);
+  app.add_option("--gpus", o.gpus, "CUDA devices (with --hardware cuda): all, or indices such as 0,1 (default: the "
+                                   "first); several share the volume in slabs along y. Under mpirun: each rank takes "
+                                   "one of them, by its rank on the machine");
   if (MethodOffersBackProjector(method))
     AddBackProjectorOption(app, o.bp);
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each iteration's time");
@@ -351,6 +366,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     { "--direction", SlicerIn("Output", "double-vector") },
     { "--niterations", SlicerRange("Iterations", "1", "1000", "1") },
     { "--verbose", SlicerIn("Advanced") },
+    { "--gpus", SlicerIn("Advanced") },
   });
   AddProjectorSlicer(slicer);
   if (MethodOffersBackProjector(method))
@@ -363,6 +379,55 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   if (method != IterativeMethod::CGLS)
     slicer["--nprojpersubset"] = SlicerRange("Iterations", "0", "10000", "1");
   DescribeForSlicer(title, slicer);
+}
+
+/** The method's filter (CPU, or CUDA with --hardware cuda) with every option of `o` set but its
+ * inputs; `iterationNote` receives what --verbose adds to each iteration's line. */
+inline cbct::IterativeReconstructionFilter<IterativeImage>::Pointer
+MakeIterativeFilter(const IterativeOptions & o, IterativeMethod method, std::function<std::string()> & iterationNote)
+{
+  using ImageType = IterativeImage;
+  // The method's own parameters; those of every iterative filter below.
+  cbct::IterativeReconstructionFilter<ImageType>::Pointer filter;
+  iterationNote = [] { return std::string(); };
+  if (method == IterativeMethod::SART)
+  {
+    auto sart = NewIterativeFilter<cbct::SARTConeBeamReconstructionFilter<ImageType>, CudaSART>(o);
+    sart->SetLambda(o.lambda);
+    sart->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
+    sart->SetEnforcePositivity(o.positivity);
+    filter = sart;
+  }
+  else if (method == IterativeMethod::CGLS)
+  {
+    auto cgls = NewIterativeFilter<cbct::CGLSConeBeamReconstructionFilter<ImageType>, CudaCGLS>(o);
+    iterationNote = [p = cgls.GetPointer()] {
+      std::ostringstream note;
+      note << ", residual |p - Ax| " << p->GetResidualNorms().back() << " (initial " << p->GetInitialResidualNorm() << ")";
+      return note.str();
+    };
+    filter = cgls;
+  }
+  else
+  {
+    auto osem = NewIterativeFilter<cbct::OSEMConeBeamReconstructionFilter<ImageType>, CudaOSEM>(o);
+    osem->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
+    filter = osem;
+  }
+  filter->SetForwardProjector(ForwardProjector(o.fp));
+  filter->SetBackProjector(BackProjector(o.bp)); // "adjoint" for CGLS, which offers no --bp
+  filter->SetRayCastStep(o.step);
+  filter->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
+#if CBCT_USE_CUDA
+  // --gpus: several share the volume in slabs along y.
+  if (auto * cuda = dynamic_cast<CudaSART *>(filter.GetPointer()))
+    cuda->SetDevices(o.devices);
+  else if (auto * cuda = dynamic_cast<CudaCGLS *>(filter.GetPointer()))
+    cuda->SetDevices(o.devices);
+  else if (auto * cuda = dynamic_cast<CudaOSEM *>(filter.GetPointer()))
+    cuda->SetDevices(o.devices);
+#endif
+  return filter;
 }
 
 /** Reads the inputs, runs the method's filter with a progress bar and per-iteration lines under
@@ -418,37 +483,8 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   if (o.verbose && MethodOffersBackProjector(method))
     std::cout << name << ": backprojector: " << DescribeBackProjector(o.bp) << std::endl;
 
-  // The method's own parameters; those of every iterative filter below.
-  cbct::IterativeReconstructionFilter<ImageType>::Pointer filter;
-  std::function<std::string()> iterationNote = [] { return std::string(); };
-  if (method == IterativeMethod::SART)
-  {
-    auto sart = NewIterativeFilter<cbct::SARTConeBeamReconstructionFilter<ImageType>, CudaSART>(o);
-    sart->SetLambda(o.lambda);
-    sart->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
-    sart->SetEnforcePositivity(o.positivity);
-    filter = sart;
-  }
-  else if (method == IterativeMethod::CGLS)
-  {
-    auto cgls = NewIterativeFilter<cbct::CGLSConeBeamReconstructionFilter<ImageType>, CudaCGLS>(o);
-    iterationNote = [p = cgls.GetPointer()] {
-      std::ostringstream note;
-      note << ", residual |p - Ax| " << p->GetResidualNorms().back() << " (initial " << p->GetInitialResidualNorm() << ")";
-      return note.str();
-    };
-    filter = cgls;
-  }
-  else
-  {
-    auto osem = NewIterativeFilter<cbct::OSEMConeBeamReconstructionFilter<ImageType>, CudaOSEM>(o);
-    osem->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
-    filter = osem;
-  }
-  filter->SetForwardProjector(ForwardProjector(o.fp));
-  filter->SetBackProjector(BackProjector(o.bp)); // "adjoint" for CGLS, which offers no --bp
-  filter->SetRayCastStep(o.step);
-  filter->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
+  std::function<std::string()> iterationNote;
+  auto filter = MakeIterativeFilter(o, method, iterationNote);
   filter->SetInput(0, initial);
   filter->SetProjections(projections);
   filter->SetGeometry(geometry);
@@ -495,15 +531,138 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   return 0;
 }
 
-/** The whole app: options, Slicer description, run. */
+#if CBCT_USE_MPI
+/** One rank of an MPI job: the rank's slab of the volume along y, iterated with the other ranks (the
+ * slabs' forward projections summed over the ranks, MPISlabReduction; every rank holds the whole
+ * projections), then the slabs written into one file together. */
+inline int
+ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std::string & app, const AppRanks & ranks)
+{
+  using ImageType = IterativeImage;
+  const std::string name = ranks.Prefix(app);
+  Stopwatch total;
+  cbct::MPISlabReduction reduction(MPI_COMM_WORLD);
+  cbct::IterativeReconstructionFilter<ImageType>::Pointer filter;
+  std::function<std::string()> iterationNote;
+  ImageType::Pointer whole = ImageType::New(); // the whole volume's grid, without pixels
+  ImageType::RegionType slab;
+  int status = ranks.Collectively([&] {
+    ValidateIterative(o, method);
+    if (o.fp != "joseph")
+      Bad("--fp", Quoted(o.fp), "joseph under mpirun (the ray caster's samples depend on where a ray enters the "
+                                "volume, so the ranks' slabs do not add up to the whole volume's projection)");
+    auto geometry = ReadGeometry(o.geometry);
+    const unsigned int count = geometry->GetNumberOfProjections();
+    if (method != IterativeMethod::CGLS && o.projectionsPerSubset > static_cast<long long>(count))
+      Bad("--nprojpersubset", o.projectionsPerSubset,
+          "at most the number of projections of --geometry (" + std::to_string(count) + "), or 0 for all");
+    std::size_t files = 0;
+    ImageType::Pointer projections =
+      LoadProjections<ImageType>(o, files, name, o.verbose && ranks.Rank() == 0 ? &std::cout : nullptr);
+    // The grid of --input (read over this rank's slab only) or of --dimension/--spacing/--origin.
+    auto reader = itk::ImageFileReader<ImageType>::New();
+    if (!o.input.empty())
+    {
+      reader->SetFileName(o.input);
+      reader->UpdateOutputInformation();
+      whole->CopyInformation(reader->GetOutput());
+    }
+    else
+    {
+      auto grid = cbct::ConstantImageSource<ImageType>::New();
+      ApplyGrid(grid.GetPointer(), o.grid);
+      grid->UpdateOutputInformation();
+      whole->CopyInformation(grid->GetOutput());
+      whole->SetRegions(grid->GetOutput()->GetLargestPossibleRegion());
+    }
+    slab = cbct::MPISlabReconstruction::SlabOf(whole->GetLargestPossibleRegion(), MPI_COMM_WORLD);
+    ImageType::Pointer initial = ImageType::New();
+    initial->CopyInformation(whole);
+    initial->SetRegions(slab);
+    initial->Allocate();
+    initial->FillBuffer(0.f); // OSEM starts from 1 when given a volume that is 0 everywhere
+    if (!o.input.empty())
+    {
+      reader->GetOutput()->SetRequestedRegion(slab);
+      reader->Update();
+      itk::ImageAlgorithm::Copy(reader->GetOutput(), initial.GetPointer(), slab, slab);
+    }
+    if (o.hardware == "cuda")
+    {
+      // One GPU per rank: --gpus's devices (or all), by the rank's place on its machine.
+      const std::vector<int> candidates = o.devices.empty() ? ParseGpusIfAny() : o.devices;
+      o.devices = { candidates.at(static_cast<std::size_t>(ranks.LocalRank()) % candidates.size()) };
+    }
+    filter = MakeIterativeFilter(o, method, iterationNote);
+    filter->SetInput(0, initial);
+    filter->SetProjections(projections);
+    filter->SetGeometry(geometry);
+    filter->SetSlabReduction(&reduction);
+    filter->UpdateOutputInformation();
+    if (o.verbose)
+      std::cout << name << ": slab y [" << slab.GetIndex(1) << ", " << slab.GetIndex(1) + static_cast<long>(slab.GetSize(1))
+                << ") of " << whole->GetLargestPossibleRegion().GetSize(1) << ", " << count << " projections" << std::endl;
+  });
+  if (status != 0)
+    return status;
+
+  Stopwatch iterationClock;
+  if (o.verbose && ranks.Rank() == 0)
+    filter->AddObserver(itk::IterationEvent(), [&](const itk::EventObject &) {
+      std::cout << name << ": iteration " << filter->GetCurrentIteration() << "/" << o.iterations << " ("
+                << FormatSeconds(iterationClock.Seconds()) << ")" << iterationNote() << std::endl;
+      iterationClock.Restart();
+    });
+  ProgressBar::Pointer bar;
+  if (ranks.Rank() == 0)
+    bar = ProgressBar::Attach(filter, app);
+  try
+  {
+    filter->Update();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    // The other ranks wait in a shared sum this rank will never join: end the job.
+    PrintError(app, "rank " + std::to_string(ranks.Rank()) + ": " + WithoutItkPrefix(e.GetDescription()));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  // The slab, seen as part of the whole volume, written with the other ranks'.
+  ImageType::Pointer view = ImageType::New();
+  view->CopyInformation(whole);
+  view->SetBufferedRegion(slab);
+  view->SetPixelContainer(filter->GetOutput()->GetPixelContainer());
+  try
+  {
+    cbct::MPISlabWriter::Write(view, o.output, MPI_COMM_WORLD);
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    if (ranks.Rank() != 0)
+      return 1;
+    throw Error("--output " + o.output + ": " + WithoutItkPrefix(e.GetDescription()));
+  }
+  if (o.verbose && ranks.Rank() == 0)
+    std::cout << name << ": wrote " << o.output << ", total " << FormatSeconds(total.Seconds()) << std::endl;
+  return 0;
+}
+#endif
+
+/** The whole app: options, Slicer description, run (under mpirun: one slab per rank). */
 inline int
 IterativeMain(int argc, char ** argv, IterativeMethod method, const std::string & name, const std::string & description,
               const std::string & title)
 {
+  AppRanks ranks(&argc, &argv);
   IterativeOptions o;
   CLI::App app{ description, name };
   AddIterativeOptions(app, o, method, title);
-  return Run(app, argc, argv, [&] { return ReconstructIterative(o, method, name); });
+  return Run(app, argc, argv, [&] {
+#if CBCT_USE_MPI
+    if (ranks.Distributed())
+      return ReconstructIterativeSlab(o, method, name, ranks);
+#endif
+    return ReconstructIterative(o, method, name);
+  });
 }
 
 } // namespace cbct::apps

@@ -11,14 +11,17 @@
 // they are intensities too). RTK's meanings throughout, with two differences: without --i0, I0 is
 // estimated from each projection's air (RTK takes the pixel type's largest value), and
 // floating-point files can be intensities (RTK converts integer files only).
+#include "cbctBufferedImageSource.h"
 #include "cbctGridOptions.h"
 #include "cbctProjectionFiles.h"
+#include "cbctProjectionRows.h"
 #include "cbctProjectionPreprocessingFilter.h"
 
 #include <itkImageIOFactory.h>
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 namespace cbct::apps
 {
@@ -217,34 +220,86 @@ SetProjectionKind(PreprocessingOptions & o, bool integerFiles)
     throw Error("--airthres: it applies to intensities, and " + why);
 }
 
-/** Reads the projections (ReadProjections()) and preprocesses them: the loading path of every app.
- * With --verbose (`log` not null) says what was done, as "NAME: preprocessing: ...". */
-template <typename TImage, typename TOptions>
-typename TImage::Pointer
-LoadProjections(TOptions & o, std::size_t & fileCount, const std::string & name, std::ostream * log)
-{
-  const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
-  SetProjectionKind(o.preprocessing, ProjectionFilesHoldIntegers(ProjectionFiles(o), option));
-  const ProjectionPreprocessing & settings = o.preprocessing.settings;
-  if (settings.DoesNothing())
-    return ReadProjections<TImage>(o, fileCount);
+/** The image type the preprocessing runs in (a CUDA image is filled from its result). */
+using PreprocessingImage = itk::Image<float, 3>;
 
-  // Preprocessing runs in itk::Image (a CUDA image is filled from the result).
-  using FloatImage = itk::Image<float, 3>;
-  FloatImage::Pointer stack = ReadProjections<FloatImage>(o, fileCount);
-  Stopwatch clock;
-  auto filter = ProjectionPreprocessingFilter<FloatImage>::New();
-  filter->SetInput(stack);
-  filter->SetParameters(settings);
+/** `image`'s grid and its buffered pixels as a TImage (the same image when TImage is PreprocessingImage). */
+template <typename TImage>
+typename TImage::Pointer
+AsProjectionImage(const PreprocessingImage::Pointer & image)
+{
+  if constexpr (std::is_same_v<TImage, PreprocessingImage>)
+    return image;
+  else
+  {
+    auto copy = TImage::New();
+    copy->CopyInformation(image);
+    copy->SetLargestPossibleRegion(image->GetLargestPossibleRegion());
+    copy->SetBufferedRegion(image->GetBufferedRegion());
+    copy->SetRequestedRegion(image->GetBufferedRegion());
+    copy->Allocate();
+    std::copy(image->GetBufferPointer(), image->GetBufferPointer() + image->GetBufferedRegion().GetNumberOfPixels(),
+              copy->GetBufferPointer());
+    return copy;
+  }
+}
+
+/** The preprocessing of the options (`settings`, once SetProjectionKind() has run) on `input`. */
+inline ProjectionPreprocessingFilter<PreprocessingImage>::Pointer
+NewPreprocessingFilter(const PreprocessingOptions & o, const PreprocessingImage * input, const std::string & option)
+{
+  auto filter = ProjectionPreprocessingFilter<PreprocessingImage>::New();
+  filter->SetInput(input);
+  filter->SetParameters(o.settings);
   try
   {
-    filter->Update();
+    filter->UpdateOutputInformation();
   }
   catch (const itk::ExceptionObject & e)
   {
     throw Error(option + ": preprocessing: " + WithoutItkPrefix(e.GetDescription()));
   }
-  FloatImage::Pointer result = filter->GetOutput();
+  return filter;
+}
+
+/** Rows [firstRow, firstRow + rowCount) of the preprocessed stack (all of them when rowCount is 0)
+ * from `files` whose stack is `raw`: the rows of the files these need are read alone (the
+ * steps' own requested regions say which: all of them when a step works on whole projections, I0
+ * from the air or the scatter correction), then preprocessed. The result has the preprocessed
+ * stack's largest possible region and the rows asked for as its buffer. With --verbose (`log` not
+ * null) says what was done, as "NAME: preprocessing: ...". */
+template <typename TImage, typename TOptions>
+typename TImage::Pointer
+LoadPreprocessedRows(const TOptions & o, const std::vector<std::string> & files, const PreprocessingImage * raw,
+                     itk::IndexValueType firstRow, itk::SizeValueType rowCount, const std::string & name,
+                     std::ostream * log)
+{
+  const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
+  const ProjectionPreprocessing & settings = o.preprocessing.settings;
+  auto filter = NewPreprocessingFilter(o.preprocessing, raw, option);
+  auto band = filter->GetOutput()->GetLargestPossibleRegion();
+  if (rowCount > 0)
+  {
+    band.SetIndex(1, firstRow);
+    band.SetSize(1, rowCount);
+  }
+  filter->GetOutput()->SetRequestedRegion(band);
+  filter->GetOutput()->PropagateRequestedRegion();
+  const auto needed = raw->GetRequestedRegion();
+  Stopwatch clock;
+  auto source = BufferedImageSource<PreprocessingImage>::New();
+  source->SetImage(ReadProjectionRows<PreprocessingImage>(o, raw, files, needed.GetIndex(1), needed.GetSize(1)));
+  filter->SetInput(source->GetOutput());
+  filter->GetOutput()->SetRequestedRegion(band);
+  try
+  {
+    filter->GetOutput()->Update();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error(option + ": preprocessing: " + WithoutItkPrefix(e.GetDescription()));
+  }
+  PreprocessingImage::Pointer result = filter->GetOutput();
   result->DisconnectPipeline();
   if (log)
   {
@@ -258,20 +313,71 @@ LoadProjections(TOptions & o, std::size_t & fileCount, const std::string & name,
         sum += v;
       *log << "; I0 from " << *range.first << " to " << *range.second << ", mean " << sum / i0s.size();
     }
+    if (rowCount > 0)
+      *log << "; rows [" << band.GetIndex(1) << ", " << band.GetIndex(1) + static_cast<long>(band.GetSize(1))
+           << ") from the files' rows [" << needed.GetIndex(1) << ", "
+           << needed.GetIndex(1) + static_cast<long>(needed.GetSize(1)) << ")";
     *log << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
   }
-  if constexpr (std::is_same_v<TImage, FloatImage>)
-    return result;
-  else
+  return AsProjectionImage<TImage>(result);
+}
+
+/** The projection stack once preprocessed, without its pixels (cropping and binning change its
+ * grid): `files` receive the files, `raw` their stack's grid (ProjectionStackInformation()); reads
+ * the headers only. Then LoadProjectionRows() reads rows of it. */
+template <typename TImage, typename TOptions>
+typename TImage::Pointer
+PreprocessedStackInformation(TOptions & o, std::vector<std::string> & files, PreprocessingImage::Pointer & raw)
+{
+  const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
+  raw = ProjectionStackInformation<PreprocessingImage>(o, files);
+  SetProjectionKind(o.preprocessing, ProjectionFilesHoldIntegers(files, option));
+  const PreprocessingImage * grid = raw;
+  ProjectionPreprocessingFilter<PreprocessingImage>::Pointer filter;
+  if (!o.preprocessing.settings.DoesNothing())
   {
-    auto copy = TImage::New();
-    copy->CopyInformation(result);
-    copy->SetRegions(result->GetLargestPossibleRegion());
-    copy->Allocate();
-    std::copy(result->GetBufferPointer(), result->GetBufferPointer() + result->GetBufferedRegion().GetNumberOfPixels(),
-              copy->GetBufferPointer());
-    return copy;
+    filter = NewPreprocessingFilter(o.preprocessing, raw, option);
+    grid = filter->GetOutput();
   }
+  auto information = TImage::New();
+  information->CopyInformation(grid);
+  information->SetLargestPossibleRegion(grid->GetLargestPossibleRegion());
+  return information;
+}
+
+/** Rows [firstRow, firstRow + rowCount) of every projection of the preprocessed stack
+ * (PreprocessedStackInformation()), as an MPI rank reads them: the files' rows alone when there is
+ * no preprocessing (ReadProjectionRows()), else LoadPreprocessedRows(). */
+template <typename TImage, typename TOptions>
+typename TImage::Pointer
+LoadProjectionRows(const TOptions & o, const std::vector<std::string> & files, const PreprocessingImage * raw,
+                   itk::IndexValueType firstRow, itk::SizeValueType rowCount, const std::string & name,
+                   std::ostream * log)
+{
+  if (!o.preprocessing.settings.DoesNothing())
+    return LoadPreprocessedRows<TImage>(o, files, raw, firstRow, rowCount, name, log);
+  auto information = TImage::New();
+  information->CopyInformation(raw);
+  information->SetLargestPossibleRegion(raw->GetLargestPossibleRegion());
+  return ReadProjectionRows<TImage>(o, information.GetPointer(), files, firstRow, rowCount);
+}
+
+/** The whole projection stack, preprocessed: the loading path of every app in one process. Without
+ * preprocessing the files are read straight into TImage (ReadProjections()); with it, through
+ * LoadPreprocessedRows() over all rows, as an MPI rank reads its band. */
+template <typename TImage, typename TOptions>
+typename TImage::Pointer
+LoadProjections(TOptions & o, std::size_t & fileCount, const std::string & name, std::ostream * log)
+{
+  const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
+  SetProjectionKind(o.preprocessing, ProjectionFilesHoldIntegers(ProjectionFiles(o), option));
+  if (o.preprocessing.settings.DoesNothing())
+    return ReadProjections<TImage>(o, fileCount);
+  std::vector<std::string> files;
+  PreprocessingImage::Pointer raw;
+  PreprocessedStackInformation<PreprocessingImage>(o, files, raw);
+  fileCount = files.size();
+  return LoadPreprocessedRows<TImage>(o, files, raw, 0, 0, name, log);
 }
 
 } // namespace cbct::apps

@@ -19,6 +19,7 @@ using namespace cbct::apps;
 struct Options
 {
   std::string input;
+  std::string reference; // --reference: another volume instead of the phantom
   std::string phantom = "shepplogan";
   double phantomScale = 60.;
   double phantomDensity = 1.;
@@ -116,12 +117,32 @@ CompareToPhantom(const Options & o)
     Bad("--supersampling", o.supersampling, "an integer from 1 to 16");
   if (!std::isfinite(o.peak) || !(o.peak > 0.))
     Bad("--peak", o.peak, "a value > 0");
+  if (!o.reference.empty())
+    CheckReadableFile("--reference", o.reference, "image file");
   auto phantom = MakePhantom("--phantom", o.phantom, o.phantomScale);
   CheckFinite("--phantom-density", o.phantomDensity, "a finite factor");
   phantom->ScaleDensities(o.phantomDensity);
   if (!std::isfinite(o.fieldOfView) || o.fieldOfView < 0.)
     Bad("--fov-radius", o.fieldOfView, "a radius > 0 in mm, or 0 for the whole grid");
   auto image = ReadImage<ImageType>("--input", o.input);
+
+  ImageType::Pointer given;
+  if (!o.reference.empty())
+  {
+    given = ReadImage<ImageType>("--reference", o.reference);
+    const bool sameGrid = given->GetLargestPossibleRegion() == image->GetLargestPossibleRegion() &&
+                          given->GetSpacing() == image->GetSpacing() &&
+                          given->GetOrigin().EuclideanDistanceTo(image->GetOrigin()) <= 1e-6 * image->GetSpacing()[0];
+    if (!sameGrid)
+    {
+      std::ostringstream grids;
+      grids << "a volume on --input's grid (" << image->GetLargestPossibleRegion().GetSize() << " voxels of "
+            << image->GetSpacing() << " mm from " << image->GetOrigin() << "); it has "
+            << given->GetLargestPossibleRegion().GetSize() << " voxels of " << given->GetSpacing() << " mm from "
+            << given->GetOrigin();
+      Bad("--reference", Quoted(o.reference), grids.str());
+    }
+  }
 
   // The truth on the reconstruction's grid.
   auto truth = cbct::PhantomVolumeSource<ImageType>::New();
@@ -131,9 +152,13 @@ CompareToPhantom(const Options & o)
   truth->SetDirection(image->GetDirection());
   truth->SetPhantom(phantom);
   truth->SetSupersampling(static_cast<unsigned int>(o.supersampling));
-  auto bar = ProgressBar::Attach(truth, "voxelizing the phantom");
-  truth->Update();
-  const ImageType * reference = truth->GetOutput(); // both start at index 0, as read from a file
+  const ImageType * reference = given; // both start at index 0, as read from a file
+  if (!given)
+  {
+    auto bar = ProgressBar::Attach(truth, "voxelizing the phantom");
+    truth->Update();
+    reference = truth->GetOutput();
+  }
 
   // Central region: the middle half of the slices along y (the rotation axis), where FDK's cone-beam
   // approximation holds, and all of x and z.
@@ -160,6 +185,20 @@ CompareToPhantom(const Options & o)
     Bad("--fov-radius", o.fieldOfView, "a radius that takes in some voxel centres of the volume");
   Print(label.str(), centralQuality);
   Print(where, wholeQuality);
+  if (given)
+  {
+    // Relative L2 difference over the whole volume; NaN anywhere makes it NaN.
+    double difference = 0., norm = 0.;
+    itk::ImageRegionConstIterator<ImageType> a(image, whole), b(reference, whole);
+    for (; !a.IsAtEnd(); ++a, ++b)
+    {
+      const double d = static_cast<double>(a.Get()) - b.Get();
+      difference += d * d;
+      norm += static_cast<double>(b.Get()) * b.Get();
+    }
+    const double relative = norm > 0. ? std::sqrt(difference / norm) : std::sqrt(difference);
+    std::cout << "relative L2 difference from the reference: " << std::setprecision(6) << relative << std::endl;
+  }
   if (!o.profile.empty())
     WriteProfile(o, image, reference);
   SetSlicerReturnValue("centralMAE", centralQuality.meanAbsoluteError);
@@ -179,6 +218,8 @@ main(int argc, char ** argv)
                 "of the slices along y, the rotation axis, and all of x and z) and over the whole volume.",
                 "cbct-compare" };
   app.add_option("-i,--input", o.input, "Reconstructed volume")->required();
+  app.add_option("--reference", o.reference, "Compare with this volume (on the same grid) instead of the phantom, "
+                                             "and print the relative L2 difference");
   app.add_option("--phantom", o.phantom, "'shepplogan' or an ellipsoid text file (see cbctGeometricPhantom.h)")
     ->capture_default_str();
   app.add_option("--phantom-scale", o.phantomScale, "Scale of the Shepp-Logan phantom (mm)")->capture_default_str();
@@ -196,6 +237,7 @@ main(int argc, char ** argv)
   DescribeForSlicer("CBCT Compare with Phantom",
                     {
                       { "--input", SlicerIo("image", "input", "Input") },
+                      { "--reference", SlicerIo("image", "input", "Input") },
                       { "--phantom", SlicerIn("Phantom") },
                       { "--phantom-scale", SlicerRange("Phantom", "0", "10000", "1") },
                       { "--phantom-density", SlicerRange("Phantom", "-1000", "1000", "0.01") },

@@ -1,5 +1,6 @@
 // cbct-fdk: Feldkamp-Davis-Kress reconstruction of a cone-beam projection stack, on the CPU or
 // with CUDA, in the spirit of RTK's rtkfdk.
+#include "cbctAppRanks.h"
 #include "cbctAppSupport.h"
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
@@ -7,7 +8,12 @@
 #include "cbctGridOptions.h"
 #include "cbctPreprocessingOptions.h"
 #include "cbctProjectionFiles.h"
+#include "cbctProjectionRows.h"
 #include "cbctRampFilterResponse.h"
+#if CBCT_USE_MPI
+#  include "cbctMPISlabReconstruction.h"
+#  include "cbctMPISlabWriter.h"
+#endif
 
 #include <itkImage.h>
 #include <itkImageRegionSplitterDirection.h>
@@ -53,10 +59,12 @@ struct Options
   bool noDisplaced = false;
   long long divisions = 1;
   std::string hardware = "auto";
+  std::string gpus;
   int threads = 0;
   bool verbose = false;
 
   // Checked and parsed by Validate().
+  std::vector<int> devices; // --gpus; empty: the first device
   std::vector<double> projectionSpacing; // empty: keep the files'
   std::vector<double> projectionOrigin;  // empty: keep the files'
   cbct::RampWindow rampWindow = cbct::RampWindow::RamLak;
@@ -99,6 +107,22 @@ Validate(Options & o)
     Bad("--divisions", o.divisions, "an integer >= 1");
   if (o.hardware != "cpu" && o.hardware != "cuda" && o.hardware != "auto")
     Bad("--hardware", Quoted(o.hardware), "cpu, cuda or auto");
+  if (!o.gpus.empty() && o.hardware == "cpu")
+    Bad("--gpus", Quoted(o.gpus), "no --gpus with --hardware cpu");
+  o.devices = ParseGpus(o.gpus);
+}
+
+/** The CUDA devices of the FDK filter (--gpus), when TFDK is the CUDA one. */
+template <class TFDK>
+void
+SetDevices(TFDK * fdk, const std::vector<int> & devices)
+{
+#if CBCT_FDK_WITH_CUDA
+  if constexpr (std::is_same_v<TFDK, cbct::CudaFDKConeBeamReconstructionFilter<cbct::CudaImage<float, 3>>>)
+    fdk->SetDevices(devices);
+#endif
+  (void)fdk;
+  (void)devices;
 }
 
 enum class Hardware
@@ -194,6 +218,7 @@ Reconstruct(Options & o)
   fdk->GetRampFilter()->SetTruncationCorrection(o.pad);
   fdk->GetRampFilter()->SetHannCutFrequencyY(o.hannY);
   fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(!o.noDisplaced);
+  SetDevices(fdk.GetPointer(), o.devices);
   try
   {
     fdk->UpdateOutputInformation(); // checks the geometry against the projections before the work
@@ -263,15 +288,127 @@ Reconstruct(Options & o)
   return 0;
 }
 
+#if CBCT_USE_MPI
+/** One rank of an MPI job: the rank's slab of the volume along y, from the detector rows it projects
+ * onto (read alone, streamed where the format allows), then the slabs written into one file by the
+ * ranks together (MPISlabWriter). The slab equals the one-process volume there, bit for bit. */
+template <class TImage, class TFDK>
 int
-Fdk(Options & o)
+ReconstructSlab(Options & o, const AppRanks & ranks)
 {
-  Validate(o);
+  const std::string name = ranks.Prefix("cbct-fdk");
+  typename TImage::Pointer volume;
+  Stopwatch total;
+  const int status = ranks.Collectively([&] {
+    auto geometry = ReadGeometry(o.geometry);
+    std::vector<std::string> files;
+    PreprocessingImage::Pointer raw; // the files' stack; `information`, once preprocessed
+    auto information = PreprocessedStackInformation<TImage>(o, files, raw);
+    auto grid = cbct::ConstantImageSource<TImage>::New();
+    ApplyGrid(grid.GetPointer(), o.grid);
+    grid->SetConstant(0.f);
+    auto fdk = TFDK::New();
+    fdk->SetInput(0, grid->GetOutput());
+    fdk->SetProjections(information);
+    fdk->SetGeometry(geometry);
+    fdk->GetRampFilter()->SetWindow(o.rampWindow);
+    fdk->GetRampFilter()->SetCutOff(o.cutOff);
+    fdk->GetRampFilter()->SetTruncationCorrection(o.pad);
+    fdk->GetRampFilter()->SetHannCutFrequencyY(o.hannY); // whole projections: every rank reads every row
+    fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(!o.noDisplaced);
+    // One GPU per rank on each machine: --gpus's devices (or all), by the rank's place there.
+    std::vector<int> devices = o.devices.empty() && o.hardware != "cpu" ? ParseGpusIfAny() : o.devices;
+    if (!devices.empty())
+      devices = { devices[static_cast<std::size_t>(ranks.LocalRank()) % devices.size()] };
+    SetDevices(fdk.GetPointer(), devices);
+    try
+    {
+      fdk->UpdateOutputInformation();
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      const std::string projectionsOption = o.projections.empty() ? "--path/--regexp" : "--projections " + o.projections;
+      throw Error(projectionsOption + " with --geometry " + o.geometry + ": " + WithoutItkPrefix(e.GetDescription()));
+    }
+    // The rows this rank's slab asks for: read those alone (and the files' rows their preprocessing needs).
+    const auto slab = cbct::MPISlabReconstruction::SlabOf(fdk->GetOutput()->GetLargestPossibleRegion(), MPI_COMM_WORLD);
+    fdk->GetOutput()->SetRequestedRegion(slab);
+    fdk->GetOutput()->PropagateRequestedRegion();
+    const auto rows = information->GetRequestedRegion();
+    Stopwatch clock;
+    auto projections = LoadProjectionRows<TImage>(o, files, raw.GetPointer(), rows.GetIndex(1), rows.GetSize(1), name,
+                                                  o.verbose ? &std::cout : nullptr);
+    const double readSeconds = clock.Seconds();
+    fdk->SetProjections(projections);
+    if (o.verbose)
+      std::cout << name << ": slab y [" << slab.GetIndex(1) << ", " << slab.GetIndex(1) + static_cast<long>(slab.GetSize(1))
+                << ") of " << grid->GetOutput()->GetLargestPossibleRegion().GetSize(1) << ", detector rows [" << rows.GetIndex(1) << ", "
+                << rows.GetIndex(1) + static_cast<long>(rows.GetSize(1)) << ") of "
+                << information->GetLargestPossibleRegion().GetSize(1) << " read in " << FormatSeconds(readSeconds)
+                << (devices.empty() ? std::string() : ", CUDA device " + std::to_string(devices[0])) << std::endl;
+    ProgressBar::Pointer bar;
+    if (ranks.Rank() == 0)
+      bar = ProgressBar::Attach(fdk, "cbct-fdk");
+    clock.Restart();
+    fdk->GetOutput()->SetRequestedRegion(slab);
+    fdk->GetOutput()->Update();
+    volume = fdk->GetOutput();
+    volume->DisconnectPipeline();
+    if (o.verbose)
+      std::cout << name << ": weighting " << FormatSeconds(fdk->GetWeightingTime()) << ", ramp filtering "
+                << FormatSeconds(fdk->GetFilteringTime()) << ", backprojection "
+                << FormatSeconds(fdk->GetBackProjectionTime()) << " (reconstruction " << FormatSeconds(clock.Seconds())
+                << ")" << std::endl;
+  });
+  if (status != 0)
+    return status;
+  Stopwatch clock;
+  try
+  {
+    cbct::MPISlabWriter::Write(volume, o.output, MPI_COMM_WORLD);
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    if (ranks.Rank() != 0)
+      return 1;
+    throw Error("--output " + o.output + ": " + WithoutItkPrefix(e.GetDescription()));
+  }
+  if (o.verbose && ranks.Rank() == 0)
+    std::cout << name << ": wrote " << o.output << " (" << FormatSeconds(clock.Seconds()) << "), total "
+              << FormatSeconds(total.Seconds()) << std::endl;
+  return 0;
+}
+#endif
+
+int
+Fdk(Options & o, const AppRanks & ranks)
+{
+  const std::string name = ranks.Prefix("cbct-fdk");
+  Hardware hardware = Hardware::Cpu;
   std::string why;
-  const Hardware hardware = ChooseHardware(o, why);
+  const int status = ranks.Collectively([&] {
+    Validate(o);
+    hardware = ChooseHardware(o, why);
+  });
+  if (status != 0)
+    return status;
   if (o.verbose)
-    std::cout << "cbct-fdk: hardware: " << why << ", " << itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()
+    std::cout << name << ": hardware: " << why << ", " << itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()
               << " CPU threads" << std::endl;
+#if CBCT_USE_MPI
+  if (ranks.Distributed())
+  {
+#  if CBCT_FDK_WITH_CUDA
+    if (hardware == Hardware::Cuda)
+    {
+      using CudaImageType = cbct::CudaImage<float, 3>;
+      return ReconstructSlab<CudaImageType, cbct::CudaFDKConeBeamReconstructionFilter<CudaImageType>>(o, ranks);
+    }
+#  endif
+    using ImageType = itk::Image<float, 3>;
+    return ReconstructSlab<ImageType, cbct::FDKConeBeamReconstructionFilter<ImageType>>(o, ranks);
+  }
+#endif
 #if CBCT_FDK_WITH_CUDA
   if (hardware == Hardware::Cuda)
   {
@@ -288,6 +425,7 @@ Fdk(Options & o)
 int
 main(int argc, char ** argv)
 {
+  AppRanks ranks(&argc, &argv); // under mpirun: one rank, one slab of the volume
   Options o;
   CLI::App app{ "Reconstructs a volume from cone-beam projections with Feldkamp-Davis-Kress (FDK): cosine and "
                 "redundancy weighting, ramp filtering, voxel-driven backprojection.\n"
@@ -332,15 +470,17 @@ main(int argc, char ** argv)
     ->capture_default_str();
   app.add_option("--hardware", o.hardware, "cpu, cuda or auto (CUDA when this build has it and a device is present)")
     ->capture_default_str();
-  app.add_flag("-v,--verbose", o.verbose, "Print what is done and each stage's time");
+  app.add_option("--gpus", o.gpus, "CUDA devices: all, or indices such as 0,1 (default: the first); the volume is "
+                                   "shared among them along y. Under mpirun: each rank takes one of them, by its "
+                                   "rank on the machine");
+  app.add_flag("-v,--verbose", o.verbose, "Print what is done and each stage's time (under mpirun: each rank's)");
   AddCommonOptions(app, o.threads);
   slicer["--like"] = SlicerIo("image", "input", "Output");
   slicer["--direction"] = SlicerIn("Output", "double-vector");
   slicer["--hann"] = SlicerRange("Filter", "0", "1", "0.05");
   slicer["--pad"] = SlicerRange("Filter", "0", "1", "0.05");
   slicer["--hannY"] = SlicerRange("Filter", "0", "1", "0.05");
-  DescribeForSlicer("CBCT FDK Reconstruction", slicer);
-  DescribeForSlicer("CBCT FDK Reconstruction", {
+  slicer.insert({
     { "--geometry", SlicerIo("file", "input", "Input", ".xml") },
     { "--projections", SlicerIo("image", "input", "Input") },
     { "--path", SlicerIo("directory", "input", "Input") },
@@ -358,7 +498,9 @@ main(int argc, char ** argv)
     { "--no-displaced", SlicerIn("Filter") },
     { "--divisions", SlicerRange("Advanced", "1", "4096", "1") },
     { "--hardware", SlicerIn("Advanced", "string-enumeration", { "auto", "cpu", "cuda" }) },
+    { "--gpus", SlicerIn("Advanced") },
     { "--verbose", SlicerIn("Advanced") },
   });
-  return Run(app, argc, argv, [&] { return Fdk(o); });
+  DescribeForSlicer("CBCT FDK Reconstruction", slicer);
+  return Run(app, argc, argv, [&] { return Fdk(o, ranks); });
 }

@@ -63,7 +63,7 @@ protected:
     TImage * output = this->AllocateOutputFromInput0();
 
     const ThreeDCircularProjectionGeometry * geometry = this->GetGeometry();
-    const std::unique_ptr<ProjectorOperator> A = this->MakeOperator(output, projections);
+    const std::unique_ptr<ProjectorOperator> A = this->MakeSharedOperator(output, projections, this->GetSlabReduction());
     const unsigned int count = geometry->GetNumberOfProjections();
     const std::vector<unsigned int> all = this->AllProjections();
     const std::size_t pixels = A->PixelsPerProjection() * count, voxels = A->Voxels();
@@ -83,11 +83,11 @@ protected:
     m_InitialResidualNorm = std::sqrt(squaredNorm(r));
     A->Back(r.data(), s.data(), all, false);
     d = s;
-    double gamma = squaredNorm(s);
+    double gamma = this->SumOverSlabs(this->GetSlabReduction(), squaredNorm(s)); // s is a volume: each slab holds part of it
 
     m_ResidualNorms.clear();
     double residual = m_InitialResidualNorm;
-    for (this->m_CurrentIteration = 1; this->m_CurrentIteration <= this->GetNumberOfIterations() && !this->GetAbortGenerateData();
+    for (this->m_CurrentIteration = 1; this->m_CurrentIteration <= this->GetNumberOfIterations() && !this->StopIterating(this->GetSlabReduction());
          ++this->m_CurrentIteration)
     {
       if (gamma > 0.)
@@ -103,7 +103,7 @@ protected:
             r[i] -= static_cast<float>(alpha * q[i]);
           residual = std::sqrt(squaredNorm(r));
           A->Back(r.data(), s.data(), all, false);
-          const double gammaNext = squaredNorm(s);
+          const double gammaNext = this->SumOverSlabs(this->GetSlabReduction(), squaredNorm(s));
           const double beta = gammaNext / gamma;
           for (std::size_t v = 0; v < voxels; ++v)
             d[v] = static_cast<float>(s[v] + beta * d[v]);

@@ -3,7 +3,9 @@
 
 #include "cbctCGLSConeBeamReconstructionFilter.h"
 #include "cbctCudaImage.h"
+#include "cbctCudaIterativeDevices.h"
 #include "cbctCudaIterativeSupport.h"
+#include "cbctCudaSlabReducingOperator.h"
 #include "cbctCudaProjectorFactory.h"
 
 #include <itkCommand.h>
@@ -18,11 +20,15 @@ namespace cbct
  * iterations; the norms are summed in double in a fixed order (the same bits on every run), and the
  * step sizes alpha and beta are computed in double on the host as the CPU filter does. Observers of
  * itk::IterationEvent find the current volume in the output (it is downloaded only when there are
- * observers). Memory: 2 volumes + 3 projection stacks on the device.
+ * observers). Memory: 2 volumes + 3 projection stacks on the device. SetDevices() with several GPUs
+ * shares the volume among them in slabs along y (CudaDeviceSlabs): forward projections and the norms
+ * of volume vectors summed over the slabs.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT CudaCGLSConeBeamReconstructionFilter : public CGLSConeBeamReconstructionFilter<TImage>
+class ITK_TEMPLATE_EXPORT CudaCGLSConeBeamReconstructionFilter
+  : public CGLSConeBeamReconstructionFilter<TImage>
+  , public CudaIterativeDevices
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaCGLSConeBeamReconstructionFilter);
@@ -32,6 +38,14 @@ public:
   itkNewMacro(Self);
   itkTypeMacro(CudaCGLSConeBeamReconstructionFilter, CGLSConeBeamReconstructionFilter);
 
+  /** The GPUs (CudaIterativeDevices): several share the volume in slabs along y. */
+  void
+  SetDevices(const std::vector<int> & devices)
+  {
+    if (this->AssignDevices(devices))
+      this->Modified();
+  }
+
 protected:
   CudaCGLSConeBeamReconstructionFilter() = default;
   ~CudaCGLSConeBeamReconstructionFilter() override = default;
@@ -39,13 +53,26 @@ protected:
   void
   GenerateData() override
   {
-    const TImage * initial = this->GetInput(0);
-    const TImage * projections = this->GetInput(1);
     TImage * output = this->GetOutput();
     output->SetBufferedRegion(output->GetRequestedRegion());
     output->Allocate(); // the initial volume is uploaded below, not copied on the host
-    const std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
+    this->RunOnDevices(this->GetSlabReduction(), this->GetInput(0), output,
+                       [this](const TImage * initial, TImage * volume, SlabReduction * reduction, bool leader) {
+                         this->Iterate(initial, volume, reduction, leader);
+                       });
+  }
+
+  /** CGLS on the current device from `initial` into `output` (the whole volume, or a slab whose
+   * forward projections and volume norms `reduction` sums with the other slabs'); the leader records
+   * the residual norms and reports progress. */
+  void
+  Iterate(const TImage * initial, TImage * output, SlabReduction * reduction, bool leader)
+  {
+    const TImage * projections = this->GetInput(1);
+    std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
       this->GetForwardProjector(), this->GetBackProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry());
+    if (reduction)
+      A.reset(new CudaSlabReducingOperator(std::move(A), reduction));
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
     const std::size_t voxels = A->Voxels(), pixels = A->PixelsPerProjection() * count;
     const auto n = static_cast<long long>(voxels), m = static_cast<long long>(pixels);
@@ -59,18 +86,22 @@ protected:
 
     A->Forward(x.Data(), r.Data(), subset, all);
     CudaCheck(LaunchSubtractFrom(p.Data(), r.Data(), m, nullptr), "LaunchSubtractFrom (r = p - A x)");
-    this->m_InitialResidualNorm = std::sqrt(squaredNorm(r.Data(), pixels));
+    const double initialResidual = std::sqrt(squaredNorm(r.Data(), pixels)); // r is whole on every slab
     A->Back(r.Data(), s.Data(), subset, all, false);
     CudaCheck(cudaMemcpyAsync(d.Data(), s.Data(), voxels * sizeof(float), cudaMemcpyDeviceToDevice, nullptr),
               "cudaMemcpyAsync (d = s)", voxels * sizeof(float));
-    double gamma = squaredNorm(s.Data(), voxels);
+    double gamma = this->SumOverSlabs(reduction, squaredNorm(s.Data(), voxels));
 
-    this->m_ResidualNorms.clear();
-    double residual = this->m_InitialResidualNorm;
+    if (leader)
+    {
+      this->m_InitialResidualNorm = initialResidual;
+      this->m_ResidualNorms.clear();
+    }
+    double residual = initialResidual;
     const unsigned int iterations = this->GetNumberOfIterations();
-    const bool observed = this->HasObserver(itk::IterationEvent());
-    unsigned int & k = this->m_CurrentIteration;
-    for (k = 1; k <= iterations && !this->GetAbortGenerateData(); ++k)
+    const bool observed = leader && !reduction && this->HasObserver(itk::IterationEvent());
+    unsigned int k = 1;
+    for (; k <= iterations && !this->StopIterating(reduction); ++k)
     {
       if (gamma > 0.)
       {
@@ -83,7 +114,7 @@ protected:
           CudaCheck(LaunchAxpy(-alpha, q.Data(), r.Data(), m, nullptr), "LaunchAxpy (r -= alpha q)");
           residual = std::sqrt(squaredNorm(r.Data(), pixels));
           A->Back(r.Data(), s.Data(), subset, all, false);
-          const double gammaNext = squaredNorm(s.Data(), voxels);
+          const double gammaNext = this->SumOverSlabs(reduction, squaredNorm(s.Data(), voxels));
           const double beta = gammaNext / gamma;
           CudaCheck(LaunchXpby(s.Data(), beta, d.Data(), n, nullptr), "LaunchXpby (d = s + beta d)");
           gamma = gammaNext;
@@ -91,14 +122,21 @@ protected:
         else
           gamma = 0.;
       }
+      if (!leader)
+        continue;
+      this->m_CurrentIteration = k;
       this->m_ResidualNorms.push_back(residual);
       if (observed)
         CudaDownload(output->GetBufferPointer(), x.Data(), voxels, "volume");
       this->UpdateProgress(static_cast<float>(k) / iterations);
       this->InvokeEvent(itk::IterationEvent());
     }
-    this->FinishIterations();
-    if (!observed || k == 0) // an observed iteration has already downloaded the final volume
+    if (leader)
+    {
+      this->m_CurrentIteration = k;
+      this->FinishIterations();
+    }
+    if (!observed || k == 1) // an observed iteration has already downloaded the final volume
       CudaDownload(output->GetBufferPointer(), x.Data(), voxels, "volume");
   }
 };

@@ -4,6 +4,7 @@
 #include "ConeBeamCTExport.h"
 
 #include <string>
+#include <vector>
 
 namespace cbct
 {
@@ -13,6 +14,11 @@ namespace cbct
  * ("this build has no CUDA", "no CUDA device: <driver message>"). Safe to call in any build. */
 ConeBeamCT_EXPORT bool
 CudaDeviceAvailable(std::string * description = nullptr);
+
+/** Throws itk::ExceptionObject naming the first index of `devices` that is not a CUDA device of this
+ * machine (a build without CUDA has none). */
+ConeBeamCT_EXPORT void
+CheckCudaDevices(const std::vector<int> & devices);
 
 } // namespace cbct
 

@@ -2,36 +2,44 @@
 #define cbctCudaFDKConeBeamReconstructionFilter_h
 
 #include "cbctCudaFDKBackProjectionImageFilter.h"
+#include "cbctCudaFDKDevicePipeline.h"
 #include "cbctCudaFDKWeightProjectionFilter.h"
 #include "cbctCudaFFTRampImageFilter.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
+
+#include <atomic>
+#include <vector>
 
 namespace cbct
 {
 
 /** \class CudaFDKConeBeamReconstructionFilter
- * \brief FDKConeBeamReconstructionFilter on the GPU, with transfers overlapped with computation.
+ * \brief FDKConeBeamReconstructionFilter on one or several GPUs, with transfers overlapped with
+ * computation.
  *
  * The constructor swaps the CUDA weighting, ramp and backprojection filters into the CPU composite,
  * which keeps its wiring, its regions (so ITK streaming works unchanged), its parameters and its
- * stage timers. GenerateData() then runs the three stages fused, batch by batch:
+ * stage timers. GenerateData() then runs the three stages fused, batch by batch, on each device of
+ * SetDevices() (CudaFDKDevicePipeline):
  *
  * \verbatim
- *   filter stream:  upload batch b | weight+pad | cuFFT R2C, ramp, C2R | copy to texture b%2 ...
- *   BP stream:                                          wait ---------> backproject batch b ...
- *   host:           piece p's batches queued, then piece p-1 downloaded while p computes
+ *   y (rotation axis)      device 0            device 1
+ *   ^   +---------+     pieces p0, p1, p2    pieces p0, p1, p2
+ *   |   | share 1 |  -> each with the detector rows it projects onto, uploaded,
+ *   |   |---------|     weighted, filtered and backprojected in batches of 64
+ *   |   | share 0 |     projections; each piece downloaded straight into the host
+ *   +-- +---------+     volume while the next one computes
  * \endverbatim
  *
- * Batches hold CudaBackProjectionBatch projections, double-buffered so that the upload and filtering
- * of batch b+1 run while batch b is backprojected. The requested volume is cut along y (the rotation
- * axis) into pieces; each piece needs only the detector rows it projects onto, and the download of
- * one piece overlaps the backprojection of the next. The number of pieces follows from the device
- * memory budget (by default 90% of the free memory): a volume larger than the GPU is reconstructed
- * piece by piece, and an allocation that still fails is retried with twice as many pieces before a
- * clear error says how much was needed and how much is free.
+ * The requested volume is cut along y (the rotation axis) into one share per device, one host thread
+ * each; a device's share is cut into pieces that fit its memory budget (by default 90% of its free
+ * memory), and an allocation that still fails is retried with twice as many pieces before a clear
+ * error says how much was needed and how much is free. Each voxel gets the same batches in the same
+ * order, and each detector row the same filtering, however the volume is cut: the result does not
+ * depend on the devices or the pieces, bit for bit.
  *
- * Images are CudaImages. A constant initial volume (a ConstantImageSource) is filled on the device
- * instead of uploaded.
+ * Images are CudaImages; their host buffers are page-locked (portable, for every device) once. A
+ * constant initial volume (a ConstantImageSource) is filled on the device instead of uploaded.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
@@ -47,13 +55,26 @@ public:
   itkNewMacro(Self);
   itkTypeMacro(CudaFDKConeBeamReconstructionFilter, FDKConeBeamReconstructionFilter);
 
-  /** Device memory the filter may use, in bytes; 0 (default) means 90% of the free memory. */
+  /** The CUDA devices to use (indices as cudaSetDevice counts them). Empty, the default: the current
+   * device only. A device may be listed twice (two shares on one GPU: it tests the multi-device
+   * path on one GPU). */
+  void
+  SetDevices(const std::vector<int> & devices);
+  const std::vector<int> &
+  GetDevices() const
+  {
+    return m_Devices;
+  }
+
+  /** Device memory the filter may use on each device, in bytes; 0 (default) means 90% of the free
+   * memory. */
   itkSetMacro(DeviceMemoryBudget, std::size_t);
   itkGetConstMacro(DeviceMemoryBudget, std::size_t);
-  /** Minimum number of pieces along y (default 4 for volumes over 64 MiB, so downloads overlap). */
+  /** Minimum number of pieces along y per device (default: 4 for a share over 256 MiB, 2 over
+   * 64 MiB, so downloads overlap). */
   itkSetMacro(MinimumPieces, unsigned int);
   itkGetConstMacro(MinimumPieces, unsigned int);
-  /** Pieces the last update used (after any fallback). */
+  /** Pieces the last update used, over all devices (after any fallback). */
   itkGetConstMacro(NumberOfPieces, unsigned int);
 
 protected:
@@ -64,14 +85,16 @@ protected:
   GenerateData() override;
 
 private:
-  struct Plan;
-  /** Bytes of device memory a piece of `rows` detector rows and `pieceVoxels` voxels needs. */
-  std::size_t
-  BytesFor(std::size_t pieceVoxels, std::size_t rows, std::size_t columns, std::size_t paddedColumns,
-           std::size_t length) const;
-  void
-  Reconstruct(unsigned int pieces);
+  /** Cuts `share` (a range of y of the requested region) into `count` pieces with their detector rows. */
+  std::vector<CudaFDKPiece>
+  PlanPieces(const typename TImage::RegionType & share, unsigned int count);
+  /** Reconstructs one device's share, with more pieces while the device runs out of memory. */
+  CudaFDKTimes
+  ReconstructShare(int device, const CudaFDKProblem & problem, const typename TImage::RegionType & share,
+                   const std::atomic<bool> & abort, const CudaFDKDevicePipeline::PieceCallback & pieceDone,
+                   std::atomic<unsigned int> & piecesUsed);
 
+  std::vector<int> m_Devices;
   std::size_t m_DeviceMemoryBudget = 0;
   unsigned int m_MinimumPieces = 0;
   unsigned int m_NumberOfPieces = 0;

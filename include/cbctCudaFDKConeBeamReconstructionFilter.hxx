@@ -3,70 +3,36 @@
 
 #include "cbctConstantImageSource.h"
 #include "cbctCudaCheck.h"
-#include "cbctCudaDeviceBuffer.h"
-#include "cbctCudaFDKBackProjection.hcu"
-#include "cbctCudaFDKWeighting.hcu"
-#include "cbctCudaProjectionTexture.h"
-#include "cbctCudaRampFilter.hcu"
+#include "cbctCudaDevice.h"
+#include "cbctRampFilterResponse.h"
+#include "cbctSlabSplit.h"
 
 #include <algorithm>
 #include <chrono>
-#include <vector>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 namespace cbct
 {
 
 namespace detail
 {
-/** Streams and events owned for one update; destroyed whatever happens. */
-class CudaStreamSet
+/** `region` as a VoxelBox. */
+inline VoxelBox
+ToBox(const itk::ImageRegion<3> & region)
 {
-public:
-  CudaStreamSet()
+  VoxelBox box;
+  for (unsigned int d = 0; d < 3; ++d)
   {
-    CudaCheck(cudaStreamCreateWithFlags(&filter, cudaStreamNonBlocking), "cudaStreamCreateWithFlags (filter)");
-    CudaCheck(cudaStreamCreateWithFlags(&backProjection, cudaStreamNonBlocking), "cudaStreamCreateWithFlags (backprojection)");
-    CudaCheck(cudaStreamCreateWithFlags(&download, cudaStreamNonBlocking), "cudaStreamCreateWithFlags (download)");
+    box.index[d] = region.GetIndex(d);
+    box.size[d] = region.GetSize(d);
   }
-  ~CudaStreamSet()
-  {
-    cudaStreamSynchronize(filter);
-    cudaStreamSynchronize(backProjection);
-    cudaStreamSynchronize(download);
-    for (cudaEvent_t e : events)
-      cudaEventDestroy(e);
-    cudaStreamDestroy(filter);
-    cudaStreamDestroy(backProjection);
-    cudaStreamDestroy(download);
-  }
-  CudaStreamSet(const CudaStreamSet &) = delete;
-  CudaStreamSet &
-  operator=(const CudaStreamSet &) = delete;
-
-  /** A new event recorded on `stream` (kept until destruction). */
-  cudaEvent_t
-  Record(cudaStream_t stream, bool timing = true)
-  {
-    cudaEvent_t e = nullptr;
-    CudaCheck(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming), "cudaEventCreate");
-    events.push_back(e);
-    CudaCheck(cudaEventRecord(e, stream), "cudaEventRecord");
-    return e;
-  }
-
-  cudaStream_t filter = nullptr;
-  cudaStream_t backProjection = nullptr;
-  cudaStream_t download = nullptr;
-  std::vector<cudaEvent_t> events;
-};
-
-inline double
-Seconds(cudaEvent_t start, cudaEvent_t end)
-{
-  float ms = 0.f;
-  CudaCheck(cudaEventElapsedTime(&ms, start, end), "cudaEventElapsedTime");
-  return 1e-3 * ms;
+  return box;
 }
+
 } // namespace detail
 
 template <typename TImage>
@@ -77,19 +43,87 @@ CudaFDKConeBeamReconstructionFilter<TImage>::CudaFDKConeBeamReconstructionFilter
 }
 
 template <typename TImage>
-std::size_t
-CudaFDKConeBeamReconstructionFilter<TImage>::BytesFor(std::size_t pieceVoxels, std::size_t rows, std::size_t columns,
-                                                      std::size_t paddedColumns, std::size_t length) const
+void
+CudaFDKConeBeamReconstructionFilter<TImage>::SetDevices(const std::vector<int> & devices)
 {
-  const std::size_t batch = CudaBackProjectionBatch;
-  const std::size_t volume = 2 * pieceVoxels * sizeof(float);                     // two pieces in flight
-  const std::size_t raw = batch * rows * columns * sizeof(float);                 // one uploaded batch
-  const std::size_t padded = batch * rows * length * sizeof(double);              // FFT rows (double)
-  const std::size_t spectra = batch * rows * (length / 2 + 1) * sizeof(cufftDoubleComplex);
-  const std::size_t filtered = batch * rows * paddedColumns * sizeof(float);      // cropped, for the texture
-  const std::size_t textures = 2 * batch * rows * paddedColumns * sizeof(float);  // double-buffered
-  const std::size_t cufftWork = padded + spectra;                                 // cuFFT's own scratch, at most
-  return volume + raw + padded + spectra + filtered + textures + cufftWork + (std::size_t(64) << 20);
+  if (devices == m_Devices)
+    return;
+  CheckCudaDevices(devices);
+  m_Devices = devices;
+  this->Modified();
+}
+
+template <typename TImage>
+std::vector<CudaFDKPiece>
+CudaFDKConeBeamReconstructionFilter<TImage>::PlanPieces(const typename TImage::RegionType & share, unsigned int count)
+{
+  const TImage * projections = this->GetInput(1);
+  const auto & stack = projections->GetBufferedRegion();
+  std::vector<CudaFDKPiece> pieces;
+  for (const auto & region : SlabSplit::Tapered(share, count))
+  {
+    CudaFDKPiece piece;
+    piece.box = detail::ToBox(region);
+    const auto needed = this->GetBackProjectionFilter()->ComputeProjectionRegion(this->GetOutput(), region, projections);
+    // Keep to the rows in memory (the requested region asked for all of these).
+    const int bufferedFirst = static_cast<int>(stack.GetIndex(1));
+    const int bufferedEnd = bufferedFirst + static_cast<int>(stack.GetSize(1));
+    const int begin = std::max(static_cast<int>(needed.GetIndex(1)), bufferedFirst);
+    const int end1 = std::min(static_cast<int>(needed.GetIndex(1) + needed.GetSize(1)), bufferedEnd);
+    piece.firstRow = begin;
+    piece.rows = needed.GetNumberOfPixels() == 0 ? 0 : std::max(0, end1 - begin);
+    pieces.push_back(piece);
+  }
+  return pieces;
+}
+
+template <typename TImage>
+CudaFDKTimes
+CudaFDKConeBeamReconstructionFilter<TImage>::ReconstructShare(int device, const CudaFDKProblem & problem,
+                                                              const typename TImage::RegionType & share,
+                                                              const std::atomic<bool> & abort,
+                                                              const CudaFDKDevicePipeline::PieceCallback & pieceDone,
+                                                              std::atomic<unsigned int> & piecesUsed)
+{
+  CudaCheck(cudaSetDevice(device), "cudaSetDevice (" + std::to_string(device) + ")");
+  const std::size_t rowsOfShare = share.GetSize(1);
+  const std::size_t shareBytes = share.GetNumberOfPixels() * sizeof(float);
+  unsigned int count = m_MinimumPieces > 0 ? m_MinimumPieces
+                                           : (shareBytes > (std::size_t(256) << 20) ? 4u : (shareBytes > (std::size_t(64) << 20) ? 2u : 1u));
+  count = static_cast<unsigned int>(std::min<std::size_t>(count, rowsOfShare));
+  std::size_t freeBytes = 0, totalBytes = 0;
+  CudaMemoryInfo(freeBytes, totalBytes);
+  const std::size_t budget = m_DeviceMemoryBudget > 0 ? m_DeviceMemoryBudget : freeBytes / 10 * 9;
+  for (;;)
+  {
+    const std::vector<CudaFDKPiece> pieces = this->PlanPieces(share, count);
+    std::size_t maxRows = 1, maxVoxels = 1;
+    for (const auto & p : pieces)
+    {
+      maxRows = std::max<std::size_t>(maxRows, static_cast<std::size_t>(p.rows));
+      maxVoxels = std::max(maxVoxels, p.box.Voxels());
+    }
+    try
+    {
+      // Fail early (and so fall back to more pieces) rather than half-way.
+      const std::size_t needed = CudaFDKDevicePipeline::BytesFor(problem, maxVoxels, maxRows);
+      if (needed > budget)
+        throw itk::MemoryAllocationError(__FILE__, __LINE__,
+                                         "CUDA FDK on device " + std::to_string(device) + " with " + std::to_string(pieces.size()) +
+                                           " pieces needs " + FormatBytes(needed) + " of device memory; the budget is " +
+                                           FormatBytes(budget) + " (" + FormatBytes(freeBytes) + " free of " +
+                                           FormatBytes(totalBytes) + ")",
+                                         ITK_LOCATION);
+      piecesUsed = static_cast<unsigned int>(pieces.size());
+      return CudaFDKDevicePipeline::Run(device, problem, pieces, abort, pieceDone);
+    }
+    catch (const itk::MemoryAllocationError &)
+    {
+      if (count >= rowsOfShare)
+        throw; // one volume row per piece and still too large: the message says what was asked and what is free
+      count = static_cast<unsigned int>(std::min<std::size_t>(2 * count, rowsOfShare));
+    }
+  }
 }
 
 template <typename TImage>
@@ -97,32 +131,6 @@ void
 CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
 {
   this->AllocateOutputs();
-  const auto & region = this->GetOutput()->GetRequestedRegion();
-  const std::size_t volumeBytes = region.GetNumberOfPixels() * sizeof(float);
-  const unsigned int rowsOfVolume = static_cast<unsigned int>(region.GetSize(1));
-  unsigned int pieces = m_MinimumPieces > 0 ? m_MinimumPieces : (volumeBytes > (std::size_t(64) << 20) ? 4u : 1u);
-  pieces = std::min(pieces, rowsOfVolume);
-  for (;;)
-  {
-    try
-    {
-      this->Reconstruct(pieces);
-      return;
-    }
-    catch (const itk::MemoryAllocationError & error)
-    {
-      if (pieces >= rowsOfVolume)
-        throw; // one volume row per piece and still too large: the message says what was asked and what is free
-      itkDebugMacro(<< "out of device memory with " << pieces << " pieces: " << error.GetDescription());
-      pieces = std::min(2 * pieces, rowsOfVolume);
-    }
-  }
-}
-
-template <typename TImage>
-void
-CudaFDKConeBeamReconstructionFilter<TImage>::Reconstruct(unsigned int pieces)
-{
   TImage * output = this->GetOutput();
   const TImage * volume = this->GetInput(0);
   const TImage * projections = this->GetInput(1);
@@ -134,217 +142,163 @@ CudaFDKConeBeamReconstructionFilter<TImage>::Reconstruct(unsigned int pieces)
   const unsigned int count = static_cast<unsigned int>(stack.GetSize(2));
   const unsigned int firstProjection =
     static_cast<unsigned int>(stack.GetIndex(2) - projections->GetLargestPossibleRegion().GetIndex(2));
-  const std::size_t columns = stack.GetSize(0);
 
-  // Columns after displaced-detector padding, FFT length and response: the CPU stages' own rules.
+  std::vector<int> devices = m_Devices;
+  if (devices.empty())
+  {
+    int current = 0;
+    CudaCheck(cudaGetDevice(&current), "cudaGetDevice");
+    devices.push_back(current);
+  }
+  const std::size_t shares = std::min<std::size_t>(devices.size(), region.GetSize(1));
+
+  // What every device reads: the CPU stages' own rules for padding, FFT length and response, the
+  // per-projection weighting parameters and the backprojection matrices.
+  CudaFDKProblem problem;
   const auto padded = weight->ComputeOutputColumns(projections);
-  const int paddedFirst = static_cast<int>(padded.first);
-  const std::size_t paddedColumns = static_cast<std::size_t>(padded.second - padded.first + 1);
-  const unsigned int length = RampFilterPaddedLength(static_cast<unsigned int>(paddedColumns));
-  const auto response = RampFilterResponse(length, projections->GetSpacing()[0], ramp->GetWindow(), ramp->GetCutOff());
-
-  // Pieces along y, each with the detector rows it projects onto.
-  const std::size_t ny = region.GetSize(1);
-  const std::size_t step = (ny + pieces - 1) / pieces;
-  std::vector<typename TImage::RegionType> pieceRegions;
-  std::vector<std::pair<int, int>> pieceRows; // first row, number of rows
-  std::size_t maxRows = 1, maxVoxels = 1;
-  for (std::size_t y0 = 0; y0 < ny; y0 += step)
-  {
-    auto piece = region;
-    piece.SetIndex(1, region.GetIndex(1) + static_cast<itk::IndexValueType>(y0));
-    piece.SetSize(1, std::min(step, ny - y0));
-    auto rows = backProjection->ComputeProjectionRegion(output, piece, projections);
-    int first = static_cast<int>(rows.GetIndex(1)), n = static_cast<int>(rows.GetSize(1));
-    // Keep to the rows in memory (the requested region asked for all these).
-    const int bufferedFirst = static_cast<int>(stack.GetIndex(1));
-    const int bufferedEnd = bufferedFirst + static_cast<int>(stack.GetSize(1));
-    const int end = std::min(first + n, bufferedEnd);
-    first = std::max(first, bufferedFirst);
-    n = rows.GetNumberOfPixels() == 0 ? 0 : std::max(0, end - first);
-    pieceRegions.push_back(piece);
-    pieceRows.emplace_back(first, n);
-    maxRows = std::max<std::size_t>(maxRows, static_cast<std::size_t>(n));
-    maxVoxels = std::max<std::size_t>(maxVoxels, piece.GetNumberOfPixels());
-  }
-  m_NumberOfPieces = static_cast<unsigned int>(pieceRegions.size());
-
-  // Memory budget: fail early (and so fall back to more pieces) rather than half-way.
-  std::size_t freeBytes = 0, totalBytes = 0;
-  CudaMemoryInfo(freeBytes, totalBytes);
-  const std::size_t budget = m_DeviceMemoryBudget > 0 ? m_DeviceMemoryBudget : freeBytes / 10 * 9;
-  const std::size_t needed = this->BytesFor(maxVoxels, maxRows, columns, paddedColumns, length);
-  if (needed > budget)
-  {
-    throw itk::MemoryAllocationError(__FILE__, __LINE__,
-                                     "CUDA FDK with " + std::to_string(m_NumberOfPieces) + " pieces needs " +
-                                       FormatBytes(needed) + " of device memory; the budget is " + FormatBytes(budget) +
-                                       " (" + FormatBytes(freeBytes) + " free of " + FormatBytes(totalBytes) + ")",
-                                     ITK_LOCATION);
-  }
-
-  // Device buffers.
-  const std::size_t batch = CudaBackProjectionBatch;
-  CudaDeviceBuffer<float> pieceVolumes[2];
-  pieceVolumes[0].Reserve(maxVoxels, "volume piece");
-  pieceVolumes[1].Reserve(maxVoxels, "volume piece");
-  CudaDeviceBuffer<float> raw(batch * maxRows * columns);
-  CudaDeviceBuffer<float> filtered(batch * maxRows * paddedColumns);
-  CudaRampFilterPlan plan;
-  plan.Prepare(static_cast<int>(length), static_cast<int>(batch * maxRows), response);
-  CudaProjectionTexture textures[2];
-  textures[0].Reserve(static_cast<int>(paddedColumns), static_cast<int>(maxRows), static_cast<int>(batch));
-  textures[1].Reserve(static_cast<int>(paddedColumns), static_cast<int>(maxRows), static_cast<int>(batch));
-  CudaDeviceBuffer<FDKWeightingProjection> parameters;
-  parameters.Upload(weight->ComputeProjectionParameters(projections, firstProjection, count));
-  const FDKWeightingScan scan = weight->ComputeScanParameters(projections);
+  problem.paddedFirst = static_cast<int>(padded.first);
+  problem.paddedColumns = static_cast<std::size_t>(padded.second - padded.first + 1);
+  problem.length = static_cast<int>(RampFilterPaddedLength(static_cast<unsigned int>(problem.paddedColumns)));
+  const auto response = RampFilterResponse(static_cast<unsigned int>(problem.length), projections->GetSpacing()[0],
+                                           ramp->GetWindow(), ramp->GetCutOff());
+  problem.response = &response;
+  const auto parameters = weight->ComputeProjectionParameters(projections, firstProjection, count);
+  problem.parameters = parameters.data();
+  problem.scan = weight->ComputeScanParameters(projections);
   const auto matrices = backProjection->ComputeProjectionMatrices(output, projections, firstProjection, count);
+  problem.matrices = matrices.data();
+  problem.columns = stack.GetSize(0);
+  problem.stackRows = stack.GetSize(1);
+  problem.stackFirstColumn = static_cast<int>(stack.GetIndex(0));
+  problem.stackFirstRow = static_cast<int>(stack.GetIndex(1));
+  problem.count = count;
 
-  // Where the projections are: normally in host memory; on the device if a CUDA filter made them.
+  // Projections: read in place on the device that holds them if it is the only one, else from
+  // page-locked host memory (downloaded first if the device copy is the current one).
   auto * stackManager = projections->GetCudaDataManager();
-  const bool stackOnHost = stackManager->IsHostCurrent();
-  // Page-locked host buffers: full-speed transfers that overlap the kernels (once per buffer).
-  if (stackOnHost)
-    stackManager->PinHostBuffer();
-  output->GetCudaDataManager()->PinHostBuffer();
-  const float * stackData = stackOnHost ? static_cast<const float *>(stackManager->GetHostBuffer())
-                                        : static_cast<const float *>(stackManager->DeviceBufferForRead());
-  const cudaMemcpyKind uploadKind = stackOnHost ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToDevice;
-
-  // The initial volume: a constant is filled in place, anything else is copied in.
-  const auto * constant = dynamic_cast<const ConstantImageSource<TImage> *>(volume->GetSource().GetPointer());
-  auto * volumeManager = volume->GetCudaDataManager();
-  const bool volumeOnDevice = !constant && !volumeManager->IsHostCurrent();
-  const float * volumeData =
-    constant ? nullptr
-             : (volumeOnDevice ? static_cast<const float *>(volumeManager->DeviceBufferForRead())
-                               : static_cast<const float *>(volumeManager->GetHostBuffer()));
-  auto * outputData = static_cast<float *>(output->GetCudaDataManager()->GetHostBuffer());
-
-  detail::CudaStreamSet streams;
-  std::vector<cudaEvent_t> textureFree(2, nullptr);
-  // Events on the filter stream in order: upload start, upload end (= weighting start), weighting
-  // end (= filtering start), filtering end; on the backprojection stream: start and end.
-  struct Timing
+  if (!stackManager->IsHostCurrent() && shares == 1)
   {
-    cudaEvent_t uploadStart, uploaded, weighted, filtered, bpStart, bpEnd;
-  };
-  std::vector<Timing> timings;
-  double downloadSeconds = 0.;
-  unsigned int batchNumber = 0;
-
-  std::vector<cudaEvent_t> pieceDone(pieceRegions.size(), nullptr);
-  // Downloads piece p on its own stream once its backprojection is done, while later pieces compute.
-  auto download = [&](std::size_t p) {
-    const auto start = std::chrono::steady_clock::now();
-    CudaCheck(cudaStreamWaitEvent(streams.download, pieceDone[p], 0), "cudaStreamWaitEvent (piece done)");
-    detail::CopyVolumeRegion(pieceVolumes[p % 2].Data(), pieceRegions[p], outputData, region, pieceRegions[p],
-                             cudaMemcpyDeviceToHost, streams.download);
-    CudaCheck(cudaStreamSynchronize(streams.download), "cudaStreamSynchronize (download)");
-    downloadSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    this->UpdateProgress(static_cast<float>(p + 1) / pieceRegions.size());
-  };
-
-  for (std::size_t p = 0; p < pieceRegions.size(); ++p)
-  {
-    const auto & piece = pieceRegions[p];
-    float * pieceData = pieceVolumes[p % 2].Data();
-    if (constant)
-      CudaCheck(LaunchFill(pieceData, piece.GetNumberOfPixels(), static_cast<float>(constant->GetConstant()),
-                           streams.backProjection),
-                "LaunchFill (initial volume)");
-    else
-      detail::CopyVolumeRegion(volumeData, volume->GetBufferedRegion(), pieceData, piece, piece,
-                               volumeOnDevice ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, streams.backProjection);
-
-    const int firstRow = pieceRows[p].first, rows = pieceRows[p].second;
-    for (unsigned int k0 = 0; rows > 0 && k0 < count; k0 += static_cast<unsigned int>(batch), ++batchNumber)
+    int current = 0;
+    CudaCheck(cudaGetDevice(&current), "cudaGetDevice");
+    if (current == devices[0])
     {
-      const int n = static_cast<int>(std::min<std::size_t>(batch, count - k0));
-      const int t = static_cast<int>(batchNumber % 2);
-      Timing timing{};
-      // Filter stream: wait until the backprojector is done with this texture, then refill it.
-      if (textureFree[t])
-        CudaCheck(cudaStreamWaitEvent(streams.filter, textureFree[t], 0), "cudaStreamWaitEvent (texture free)");
-      timing.uploadStart = streams.Record(streams.filter);
-      const float * source =
-        stackData + ((static_cast<std::size_t>(k0) * stack.GetSize(1)) + (firstRow - stack.GetIndex(1))) * columns;
-      CudaCheck(cudaMemcpy2DAsync(raw.Data(), columns * rows * sizeof(float), source,
-                                  columns * stack.GetSize(1) * sizeof(float), columns * rows * sizeof(float), n,
-                                  uploadKind, streams.filter),
-                "cudaMemcpy2DAsync (upload projections)", columns * rows * n * sizeof(float));
-      timing.uploaded = streams.Record(streams.filter);
-
-      CudaWeightingLaunch w;
-      w.input = raw.Data();
-      w.outputDouble = plan.PaddedRows();
-      w.inputColumns = static_cast<int>(columns);
-      w.inputProjectionStride = static_cast<long long>(columns) * rows;
-      w.inputFirstColumn = static_cast<int>(stack.GetIndex(0));
-      w.outputColumns = static_cast<int>(paddedColumns);
-      w.outputPitch = static_cast<int>(length);
-      w.outputProjectionStride = static_cast<long long>(length) * rows;
-      w.outputFirstColumn = paddedFirst;
-      w.rows = rows;
-      w.firstRow = firstRow;
-      w.projections = n;
-      w.parameters = parameters.Data() + k0;
-      w.scan = scan;
-      CudaCheck(LaunchFDKWeighting(w, streams.filter), "LaunchFDKWeighting");
-      timing.weighted = streams.Record(streams.filter);
-      plan.Filter(streams.filter);
-      CudaCropRowsLaunch crop;
-      crop.input = plan.PaddedRows();
-      crop.inputPitch = static_cast<int>(length);
-      crop.output = filtered.Data();
-      crop.outputPitch = static_cast<int>(paddedColumns);
-      crop.columns = static_cast<int>(paddedColumns);
-      crop.rows = static_cast<long long>(n) * rows;
-      CudaCheck(LaunchCropRows(crop, streams.filter), "LaunchCropRows");
-      textures[t].CopyFromDevice(filtered.Data(), paddedColumns * sizeof(float), static_cast<int>(paddedColumns), rows,
-                                 rows, n, streams.filter);
-      timing.filtered = streams.Record(streams.filter);
-
-      // Backprojection stream: wait for the texture, backproject, release the texture.
-      CudaCheck(cudaStreamWaitEvent(streams.backProjection, timing.filtered, 0), "cudaStreamWaitEvent (texture ready)");
-      timing.bpStart = streams.Record(streams.backProjection);
-      CudaBackProjectionLaunch b;
-      b.volume = pieceData;
-      for (unsigned int d = 0; d < 3; ++d)
-      {
-        b.size[d] = static_cast<int>(piece.GetSize(d));
-        b.first[d] = static_cast<int>(piece.GetIndex(d));
-      }
-      b.projections = textures[t].Texture();
-      b.columnOffset = static_cast<float>(paddedFirst);
-      b.rowOffset = static_cast<float>(firstRow);
-      b.count = n;
-      std::copy(matrices.begin() + k0, matrices.begin() + k0 + n, b.matrices);
-      CudaCheck(LaunchFDKBackProjection(b, streams.backProjection), "LaunchFDKBackProjection");
-      timing.bpEnd = streams.Record(streams.backProjection);
-      textureFree[t] = timing.bpEnd;
-      timings.push_back(timing);
+      problem.stack = static_cast<const float *>(stackManager->DeviceBufferForRead());
+      problem.stackDevice = current;
     }
-    pieceDone[p] = streams.Record(streams.backProjection, false);
-    if (p > 0)
-      download(p - 1); // overlaps with piece p, already queued
   }
-  download(pieceRegions.size() - 1);
+  if (!problem.stack)
+  {
+    stackManager->SynchronizeHost();
+    stackManager->PinHostBuffer();
+    problem.stack = static_cast<const float *>(stackManager->GetHostBuffer());
+  }
+
+  // The initial volume: a constant is filled on the device, anything else comes from host memory.
+  const auto * constant = dynamic_cast<const ConstantImageSource<TImage> *>(volume->GetSource().GetPointer());
+  problem.constantInitial = constant != nullptr;
+  if (constant)
+    problem.constantValue = static_cast<float>(constant->GetConstant());
+  else
+  {
+    volume->GetCudaDataManager()->SynchronizeHost();
+    problem.initial = static_cast<const float *>(volume->GetCudaDataManager()->GetHostBuffer());
+    problem.initialBox = detail::ToBox(volume->GetBufferedRegion());
+  }
+  output->GetCudaDataManager()->PinHostBuffer();
+  problem.output = static_cast<float *>(output->GetCudaDataManager()->GetHostBuffer());
+  problem.outputBox = detail::ToBox(region);
+
+  // One share of rows per device, one thread each; progress counted in voxels downloaded.
+  const std::vector<typename TImage::RegionType> shareRegions = SlabSplit::Equal(region, shares);
+  std::atomic<bool> abort{ false };
+  std::atomic<unsigned int> piecesDone{ 0 };
+  std::vector<CudaFDKTimes> times(shares);
+  std::unique_ptr<std::atomic<unsigned int>[]> piecesUsed(new std::atomic<unsigned int>[shares]);
+  for (std::size_t d = 0; d < shares; ++d)
+    piecesUsed[d] = 0;
+  std::vector<std::exception_ptr> errors(shares);
+  auto progress = [&]() {
+    unsigned int total = 0;
+    for (std::size_t d = 0; d < shares; ++d)
+      total += piecesUsed[d];
+    this->UpdateProgress(total > 0 ? std::min(1.f, static_cast<float>(piecesDone) / total) : 0.f);
+    if (this->GetAbortGenerateData())
+      abort = true;
+  };
+  if (shares == 1)
+  {
+    // One device: in this thread, reporting each piece as ITK progress.
+    try
+    {
+      times[0] = this->ReconstructShare(devices[0], problem, shareRegions[0], abort,
+                                        [&](std::size_t) {
+                                          ++piecesDone;
+                                          progress();
+                                        },
+                                        piecesUsed[0]);
+    }
+    catch (...)
+    {
+      errors[0] = std::current_exception();
+    }
+  }
+  else
+  {
+    // One thread per device; progress and abort from this thread (ITK's observers run here).
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::size_t running = shares;
+    std::vector<std::thread> threads;
+    for (std::size_t d = 0; d < shares; ++d)
+      threads.emplace_back([&, d]() {
+        try
+        {
+          times[d] = this->ReconstructShare(devices[d], problem, shareRegions[d], abort,
+                                            [&](std::size_t) {
+                                              ++piecesDone;
+                                              changed.notify_all();
+                                            },
+                                            piecesUsed[d]);
+        }
+        catch (...)
+        {
+          errors[d] = std::current_exception();
+          abort = true; // the other devices stop at their next piece
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        --running;
+        changed.notify_all();
+      });
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      while (running > 0)
+      {
+        changed.wait_for(lock, std::chrono::milliseconds(100));
+        lock.unlock();
+        progress();
+        lock.lock();
+      }
+    }
+    for (auto & t : threads)
+      t.join();
+  }
+  for (const auto & e : errors)
+    if (e)
+      std::rethrow_exception(e);
   output->GetCudaDataManager()->MarkHostModified(); // the result is in host memory
 
-  double upload = 0., weighting = 0., filtering = 0., bp = 0.;
-  for (const Timing & t : timings)
+  m_NumberOfPieces = 0;
+  CudaFDKTimes sum;
+  for (std::size_t d = 0; d < shares; ++d)
   {
-    upload += detail::Seconds(t.uploadStart, t.uploaded);
-    weighting += detail::Seconds(t.uploaded, t.weighted);
-    filtering += detail::Seconds(t.weighted, t.filtered);
-    bp += detail::Seconds(t.bpStart, t.bpEnd);
+    sum += times[d];
+    m_NumberOfPieces += piecesUsed[d];
   }
-  this->m_StageSeconds[3] += upload;
-  this->m_StageSeconds[0] += weighting;
-  this->m_StageSeconds[1] += filtering;
-  this->m_StageSeconds[2] += bp;
-  this->m_StageSeconds[4] += downloadSeconds;
+  this->m_StageSeconds[3] += sum.upload;
+  this->m_StageSeconds[0] += sum.weighting;
+  this->m_StageSeconds[1] += sum.filtering;
+  this->m_StageSeconds[2] += sum.backprojection;
+  this->m_StageSeconds[4] += sum.download;
 }
 
 } // namespace cbct

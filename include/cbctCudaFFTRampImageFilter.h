@@ -39,6 +39,17 @@ public:
   void
   Filter(cudaStream_t stream);
 
+  /** Makes PaddedRows() hold at least `rows` rows (a multiple of the planned batch), zeroed when it
+   * grows, for FilterRows(). */
+  void
+  ReserveRows(std::size_t rows);
+
+  /** Filters the first `rows` rows of PaddedRows() in place, in chunks of the planned batch (the
+   * last chunk's rows beyond `rows` are scratch, within ReserveRows()): the plan, so each row's
+   * arithmetic, stays the same whatever `rows` is. */
+  void
+  FilterRows(cudaStream_t stream, std::size_t rows);
+
   /** Device buffer for the planned rows, zero-padded to the FFT length, in double. */
   double *
   PaddedRows()

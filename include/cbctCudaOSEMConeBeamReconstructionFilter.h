@@ -3,9 +3,13 @@
 
 #include "cbctCudaFDKBackProjection.hcu"
 #include "cbctCudaImage.h"
+#include "cbctCudaIterativeDevices.h"
 #include "cbctCudaIterativeSupport.h"
+#include "cbctCudaSlabReducingOperator.h"
 #include "cbctCudaProjectorFactory.h"
 #include "cbctOSEMConeBeamReconstructionFilter.h"
+
+#include <exception>
 
 #include <itkCommand.h>
 
@@ -23,7 +27,9 @@ namespace cbct
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT CudaOSEMConeBeamReconstructionFilter : public OSEMConeBeamReconstructionFilter<TImage>
+class ITK_TEMPLATE_EXPORT CudaOSEMConeBeamReconstructionFilter
+  : public OSEMConeBeamReconstructionFilter<TImage>
+  , public CudaIterativeDevices
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaOSEMConeBeamReconstructionFilter);
@@ -33,6 +39,14 @@ public:
   itkNewMacro(Self);
   itkTypeMacro(CudaOSEMConeBeamReconstructionFilter, OSEMConeBeamReconstructionFilter);
 
+  /** The GPUs (CudaIterativeDevices): several share the volume in slabs along y. */
+  void
+  SetDevices(const std::vector<int> & devices)
+  {
+    if (this->AssignDevices(devices))
+      this->Modified();
+  }
+
 protected:
   CudaOSEMConeBeamReconstructionFilter() = default;
   ~CudaOSEMConeBeamReconstructionFilter() override = default;
@@ -40,14 +54,45 @@ protected:
   void
   GenerateData() override
   {
-    // The CPU filter's checks, on the host, before the device is touched.
-    const TImage * projections = this->GetInput(1);
-    Superclass::CheckProjections(projections);
-    TImage * output = this->AllocateOutputFromInput0();
-    Superclass::PrepareInitialVolume(output);
+    TImage * output = this->GetOutput();
+    output->SetBufferedRegion(output->GetRequestedRegion());
+    output->Allocate();
+    this->RunOnDevices(this->GetSlabReduction(), this->GetInput(0), output,
+                       [this](const TImage * initial, TImage * volume, SlabReduction * reduction, bool leader) {
+                         this->Iterate(initial, volume, reduction, leader);
+                       });
+  }
 
-    const std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
+  /** OSEM on the current device from `initial` into `output` (the whole volume, or a slab whose
+   * forward projections `reduction` sums with the other slabs'); the leader reports progress. */
+  void
+  Iterate(const TImage * initial, TImage * output, SlabReduction * reduction, bool leader)
+  {
+    // The CPU filter's checks, on the host, before the device is touched; all participants stop if
+    // one's inputs are bad (that one throws).
+    const TImage * projections = this->GetInput(1);
+    itk::ImageAlgorithm::Copy(initial, output, output->GetBufferedRegion(), output->GetBufferedRegion());
+    std::exception_ptr bad;
+    try
+    {
+      Superclass::CheckProjections(projections);
+      Superclass::PrepareInitialVolume(output, this->SumOverSlabs(reduction, Superclass::AllZero(output) ? 0. : 1.) == 0.);
+    }
+    catch (...)
+    {
+      bad = std::current_exception();
+    }
+    if (!this->AllParticipantsReady(reduction, !bad))
+    {
+      if (bad)
+        std::rethrow_exception(bad);
+      return;
+    }
+
+    std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
       this->GetForwardProjector(), this->GetBackProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry());
+    if (reduction)
+      A.reset(new CudaSlabReducingOperator(std::move(A), reduction));
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
     const std::size_t voxels = A->Voxels(), pixelsPerProjection = A->PixelsPerProjection();
     const std::size_t pixels = pixelsPerProjection * count;
@@ -76,9 +121,9 @@ protected:
     }
 
     const unsigned int iterations = this->GetNumberOfIterations();
-    const bool observed = this->HasObserver(itk::IterationEvent());
-    unsigned int & k = this->m_CurrentIteration;
-    for (k = 1; k <= iterations && !this->GetAbortGenerateData(); ++k)
+    const bool observed = leader && !reduction && this->HasObserver(itk::IterationEvent());
+    unsigned int k = 1;
+    for (; k <= iterations && !this->StopIterating(reduction); ++k)
     {
       for (std::size_t s = 0; s < subsets.size(); ++s)
       {
@@ -98,11 +143,18 @@ protected:
         CudaDownload(output->GetBufferPointer(), x.Data(), voxels, "volume");
       else
         CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (OSEM iteration)");
+      if (!leader)
+        continue;
+      this->m_CurrentIteration = k;
       this->UpdateProgress(static_cast<float>(k) / iterations);
       this->InvokeEvent(itk::IterationEvent());
     }
-    this->FinishIterations();
-    if (!observed || k == 0) // an observed iteration has already downloaded the final volume
+    if (leader)
+    {
+      this->m_CurrentIteration = k;
+      this->FinishIterations();
+    }
+    if (!observed || k == 1) // an observed iteration has already downloaded the final volume
       CudaDownload(output->GetBufferPointer(), x.Data(), voxels, "volume");
   }
 };

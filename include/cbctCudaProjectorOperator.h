@@ -25,7 +25,7 @@ public:
   Voxels() const = 0;
 
   /** A device copy of a subset of projection indices, owned by this operator, for the calls below. */
-  CudaDeviceBuffer<unsigned int> *
+  virtual CudaDeviceBuffer<unsigned int> *
   Subset(const std::vector<unsigned int> & projections)
   {
     m_Subsets.emplace_back(new CudaDeviceBuffer<unsigned int>());

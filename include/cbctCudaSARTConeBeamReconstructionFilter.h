@@ -3,7 +3,9 @@
 
 #include "cbctCudaFDKBackProjection.hcu"
 #include "cbctCudaImage.h"
+#include "cbctCudaIterativeDevices.h"
 #include "cbctCudaIterativeSupport.h"
+#include "cbctCudaSlabReducingOperator.h"
 #include "cbctCudaProjectorFactory.h"
 #include "cbctSARTConeBeamReconstructionFilter.h"
 
@@ -13,11 +15,14 @@ namespace cbct
 /** \class CudaSARTConeBeamReconstructionFilter
  * \brief SARTConeBeamReconstructionFilter on the GPU: the same parameters, subsets and update, with
  * the chosen projector pair on the GPU (MakeCudaProjectorOperator()); the volume, projections and per-subset sensitivities stay on the device for
- * all iterations.
+ * all iterations. SetDevices() with several GPUs shares the volume among them in slabs along y
+ * (CudaDeviceSlabs), the forward projections summed over the slabs.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
-class ITK_TEMPLATE_EXPORT CudaSARTConeBeamReconstructionFilter : public SARTConeBeamReconstructionFilter<TImage>
+class ITK_TEMPLATE_EXPORT CudaSARTConeBeamReconstructionFilter
+  : public SARTConeBeamReconstructionFilter<TImage>
+  , public CudaIterativeDevices
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CudaSARTConeBeamReconstructionFilter);
@@ -27,6 +32,14 @@ public:
   itkNewMacro(Self);
   itkTypeMacro(CudaSARTConeBeamReconstructionFilter, SARTConeBeamReconstructionFilter);
 
+  /** The GPUs (CudaIterativeDevices): several share the volume in slabs along y. */
+  void
+  SetDevices(const std::vector<int> & devices)
+  {
+    if (this->AssignDevices(devices))
+      this->Modified();
+  }
+
 protected:
   CudaSARTConeBeamReconstructionFilter() = default;
   ~CudaSARTConeBeamReconstructionFilter() override = default;
@@ -34,13 +47,25 @@ protected:
   void
   GenerateData() override
   {
-    const TImage * initial = this->GetInput(0);
-    const TImage * projections = this->GetInput(1);
     TImage * output = this->GetOutput();
     output->SetBufferedRegion(output->GetRequestedRegion());
-    output->Allocate(); // the initial volume is uploaded below, not copied on the host
-    const std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
+    output->Allocate(); // the initial volume is uploaded, not copied on the host
+    this->RunOnDevices(this->GetSlabReduction(), this->GetInput(0), output,
+                       [this](const TImage * initial, TImage * volume, SlabReduction * reduction, bool leader) {
+                         this->Iterate(initial, volume, reduction, leader);
+                       });
+  }
+
+  /** SART on the current device from `initial` into `output` (the whole volume, or a slab whose
+   * forward projections `reduction` sums with the other slabs'); the leader reports progress. */
+  void
+  Iterate(const TImage * initial, TImage * output, SlabReduction * reduction, bool leader)
+  {
+    const TImage * projections = this->GetInput(1);
+    std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
       this->GetForwardProjector(), this->GetBackProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry());
+    if (reduction)
+      A.reset(new CudaSlabReducingOperator(std::move(A), reduction));
     const std::size_t voxels = A->Voxels();
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
     const std::size_t pixels = A->PixelsPerProjection() * count;
@@ -64,7 +89,7 @@ protected:
     }
 
     unsigned int iteration = 1;
-    for (; iteration <= this->GetNumberOfIterations() && !this->GetAbortGenerateData(); ++iteration)
+    for (; iteration <= this->GetNumberOfIterations() && !this->StopIterating(reduction); ++iteration)
     {
       for (std::size_t s = 0; s < subsets.size(); ++s)
       {
@@ -88,9 +113,12 @@ protected:
         CudaCheck(LaunchSARTUpdate(step, nullptr), "LaunchSARTUpdate");
       }
       CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (SART iteration)");
-      this->m_CurrentIteration = iteration;
-      this->UpdateProgress(static_cast<float>(iteration) / this->GetNumberOfIterations());
-      this->InvokeEvent(itk::IterationEvent());
+      if (leader)
+      {
+        this->m_CurrentIteration = iteration;
+        this->UpdateProgress(static_cast<float>(iteration) / this->GetNumberOfIterations());
+        this->InvokeEvent(itk::IterationEvent());
+      }
     }
     CudaDownload(output->GetBufferPointer(), x.Data(), voxels, "volume");
   }

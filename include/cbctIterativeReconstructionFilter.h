@@ -1,6 +1,8 @@
 #ifndef cbctIterativeReconstructionFilter_h
 #define cbctIterativeReconstructionFilter_h
 
+#include "cbctSlabReducingOperator.h"
+#include "cbctSlabReduction.h"
 #include "cbctWholeImageProjectionFilter.h"
 
 #include <algorithm>
@@ -12,6 +14,11 @@ namespace cbct
  * \brief Base of SART, CGLS and OSEM (and their CUDA twins): input 0 the initial volume, input 1 the
  * projections (SetProjections()), a number of iterations (at least 1, checked), and the iteration
  * under way or last done (GetCurrentIteration(), for observers of itk::IterationEvent).
+ *
+ * With SetSlabReduction() the reconstruction is shared by several participants (GPUs, MPI ranks),
+ * each with one slab along y of the volume: input 0 and the output are then this participant's slab
+ * (their largest possible region is the slab, in the whole volume's index space), the projections
+ * whole; forward projections and volume inner products are summed over the participants.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
@@ -34,6 +41,23 @@ public:
     this->SetNthInput(1, const_cast<TImage *>(projections));
   }
 
+  /** The sums shared with the other participants holding slabs of the volume (see above); not
+   * owned; null (the default): the filter has the whole volume. Joseph's projector only. */
+  void
+  SetSlabReduction(SlabReduction * reduction)
+  {
+    if (reduction != m_SlabReduction)
+    {
+      m_SlabReduction = reduction;
+      this->Modified();
+    }
+  }
+  SlabReduction *
+  GetSlabReduction() const
+  {
+    return m_SlabReduction;
+  }
+
 protected:
   IterativeReconstructionFilter()
     : Superclass(1)
@@ -46,6 +70,46 @@ protected:
     Superclass::VerifyPreconditions();
     if (m_NumberOfIterations < 1)
       ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
+    if (m_SlabReduction && this->GetForwardProjector() != ForwardProjectorKind::Joseph)
+      ThrowBadParameter("forward projector of a reconstruction shared among GPUs or MPI ranks",
+                        ToString(this->GetForwardProjector()),
+                        "joseph (the ray caster's samples depend on where the ray enters the volume, so the slabs' "
+                        "projections do not add up to the whole volume's)");
+  }
+
+  /** MakeOperator(), summed over the participants' slabs through `reduction` (if any). */
+  std::unique_ptr<ProjectorOperator>
+  MakeSharedOperator(const TImage * volume, const TImage * projections, SlabReduction * reduction) const
+  {
+    std::unique_ptr<ProjectorOperator> A = this->MakeOperator(volume, projections);
+    if (reduction)
+      A.reset(new SlabReducingOperator(std::move(A), reduction));
+    return A;
+  }
+
+  /** An inner product of volume vectors over the whole volume: this slab's part summed over the
+   * participants of `reduction` (if any). */
+  static double
+  SumOverSlabs(SlabReduction * reduction, double value)
+  {
+    return reduction ? reduction->Sum(value) : value;
+  }
+
+  /** Whether every participant is ready to start (`ready` here, e.g. its input checks passed): when
+   * one is not, none iterates (the failing one reports why). */
+  static bool
+  AllParticipantsReady(SlabReduction * reduction, bool ready)
+  {
+    return reduction ? reduction->Sum(ready ? 0. : 1.) == 0. : ready;
+  }
+
+  /** Whether to stop before the next iteration (AbortGenerateDataOn()); agreed by every participant
+   * of `reduction`, so that they stay in step. */
+  bool
+  StopIterating(SlabReduction * reduction)
+  {
+    const bool abort = this->GetAbortGenerateData();
+    return reduction ? reduction->Sum(abort ? 1. : 0.) > 0. : abort;
   }
 
   /** After a loop `for (m_CurrentIteration = 1; ...; ++m_CurrentIteration)`, whether it ran to the end
@@ -69,6 +133,7 @@ protected:
 
 private:
   unsigned int m_NumberOfIterations = 3;
+  SlabReduction * m_SlabReduction = nullptr;
 };
 
 } // namespace cbct

@@ -59,21 +59,26 @@ public:
     for (unsigned int d = 0; d < 3; ++d)
       m_Source[d] = s[d];
     m_Sdd = geometry->GetSourceToDetectorDistance(k);
-    this->RayParameters(m_Ray.q0, m_Ray.toIndex, m_Ray.toWorld);
+    // Joseph walks the volume's index space (a slab as the whole volume does): the source in the
+    // index coordinates of the volume's index space, and where the voxels in memory start.
+    this->RayParameters(m_Ray.q0, m_Ray.toIndex, m_Ray.toWorld, false);
+    for (unsigned int d = 0; d < 3; ++d)
+      m_Ray.start[d] = static_cast<int>(start[d]);
     for (unsigned int d = 0; d < 3; ++d)
       m_SizeInt[d] = static_cast<int>(m_Size[d]);
   }
 
-  /** The ray through pixel (i, j) in closed form, for the CUDA projector: the source in voxel index
-   * coordinates `q0`, and 3x3 matrices (row major) taking (i, j, 1) to the ray's direction in voxel
+  /** The ray through pixel (i, j) in closed form: the source in voxel index coordinates `q0`
+   * (counted from the first voxel in memory, as the ray caster wants, or with `fromFirstVoxel` false
+   * in the volume's index space, as Ray() holds Joseph's), and 3x3 matrices (row major) taking (i, j, 1) to the ray's direction in voxel
    * index coordinates (`toIndex`) and in world mm (`toWorld`), as Visit() computes them. */
   void
-  RayParameters(double q0[3], double toIndex[9], double toWorld[9]) const
+  RayParameters(double q0[3], double toIndex[9], double toWorld[9], bool fromFirstVoxel = true) const
   {
     const auto & d = m_Detector.IndexToPhysical();
     for (unsigned int r = 0; r < 3; ++r)
     {
-      q0[r] = -m_Start[r];
+      q0[r] = fromFirstVoxel ? -m_Start[r] : 0.;
       for (unsigned int c = 0; c < 3; ++c)
         q0[r] += m_ToIndex(r, c) * (m_Source[c] - m_Origin[c]);
       for (unsigned int c = 0; c < 3; ++c)

@@ -3,6 +3,9 @@
 
 #include "cbctIterativeReconstructionFilter.h"
 
+#include <algorithm>
+#include <exception>
+
 #include <cmath>
 #include <sstream>
 #include <vector>
@@ -75,15 +78,22 @@ protected:
       }
   }
 
-  /** All-zero: fills with 1. Otherwise throws for the first voxel that is not finite and > 0. */
+  /** Whether every voxel of `volume` is 0. */
+  static bool
+  AllZero(const TImage * volume)
+  {
+    const float * x = volume->GetBufferPointer();
+    const std::size_t n = volume->GetBufferedRegion().GetNumberOfPixels();
+    return std::all_of(x, x + n, [](float v) { return v == 0.f; });
+  }
+
+  /** All-zero (the whole volume, `allZero`): fills with 1. Otherwise throws for the first voxel that
+   * is not finite and > 0. */
   static void
-  PrepareInitialVolume(TImage * volume)
+  PrepareInitialVolume(TImage * volume, bool allZero)
   {
     float * x = volume->GetBufferPointer();
     const std::size_t n = volume->GetBufferedRegion().GetNumberOfPixels();
-    bool allZero = true;
-    for (std::size_t v = 0; v < n && allZero; ++v)
-      allZero = x[v] == 0.f;
     if (allZero)
     {
       std::fill(x, x + n, 1.f);
@@ -104,12 +114,28 @@ protected:
   GenerateData() override
   {
     const TImage * projections = this->GetInput(1);
-    CheckProjections(projections);
     TImage * output = this->AllocateOutputFromInput0();
-    PrepareInitialVolume(output);
+    // Checked before any shared sum, so that the participants of a shared reconstruction all stop
+    // if one's input is bad (that one throws; the others leave their slab as it is).
+    std::exception_ptr bad;
+    try
+    {
+      CheckProjections(projections);
+      PrepareInitialVolume(output, this->SumOverSlabs(this->GetSlabReduction(), AllZero(output) ? 0. : 1.) == 0.);
+    }
+    catch (...)
+    {
+      bad = std::current_exception();
+    }
+    if (!this->AllParticipantsReady(this->GetSlabReduction(), !bad))
+    {
+      if (bad)
+        std::rethrow_exception(bad);
+      return;
+    }
 
     const ThreeDCircularProjectionGeometry * geometry = this->GetGeometry();
-    const std::unique_ptr<ProjectorOperator> A = this->MakeOperator(output, projections);
+    const std::unique_ptr<ProjectorOperator> A = this->MakeSharedOperator(output, projections, this->GetSlabReduction());
     const unsigned int count = geometry->GetNumberOfProjections();
     const std::vector<std::vector<unsigned int>> subsetProjections = this->Subsets();
     const unsigned int subsets = static_cast<unsigned int>(subsetProjections.size());
@@ -123,7 +149,7 @@ protected:
     const float * measured = projections->GetBufferPointer();
     float * x = output->GetBufferPointer();
 
-    for (this->m_CurrentIteration = 1; this->m_CurrentIteration <= this->GetNumberOfIterations() && !this->GetAbortGenerateData();
+    for (this->m_CurrentIteration = 1; this->m_CurrentIteration <= this->GetNumberOfIterations() && !this->StopIterating(this->GetSlabReduction());
          ++this->m_CurrentIteration)
     {
       for (unsigned int s = 0; s < subsets; ++s)

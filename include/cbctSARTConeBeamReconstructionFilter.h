@@ -63,7 +63,7 @@ protected:
   {
     const TImage * projections = this->GetInput(1);
     TImage * output = this->AllocateOutputFromInput0();
-    const std::unique_ptr<ProjectorOperator> A = this->MakeOperator(output, projections);
+    const std::unique_ptr<ProjectorOperator> A = this->MakeSharedOperator(output, projections, this->GetSlabReduction());
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
     const auto subsetProjections = this->Subsets();
     const auto subsets = static_cast<unsigned int>(subsetProjections.size());
@@ -79,7 +79,7 @@ protected:
     float * x = output->GetBufferPointer();
     A->Forward(ones.data(), rayLength.data(), this->AllProjections(), false);
 
-    for (this->m_CurrentIteration = 1; this->m_CurrentIteration <= this->GetNumberOfIterations() && !this->GetAbortGenerateData();
+    for (this->m_CurrentIteration = 1; this->m_CurrentIteration <= this->GetNumberOfIterations() && !this->StopIterating(this->GetSlabReduction());
          ++this->m_CurrentIteration)
     {
       for (unsigned int s = 0; s < subsets; ++s)

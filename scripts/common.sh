@@ -5,9 +5,10 @@ CBCT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CBCT_BUILD=${CBCT_BUILD:-$CBCT_ROOT/build}
 # libvtk9-dev builds cbct-view (optional in CMake); xvfb and xauth run its offscreen test (xvfb-run).
 # python3-dev and pybind11-dev build the Python bindings (optional in CMake); python3-numpy and
-# python3-pytest run their tests (ctest: python.pytest).
+# python3-pytest run their tests (ctest: python.pytest). libopenmpi-dev and openmpi-bin build and test
+# the MPI parts (optional in CMake; ctest: apps.mpi_end_to_end).
 CBCT_PACKAGES=(cmake ninja-build g++ libinsighttoolkit5-dev libcli11-dev libgtest-dev libvtk9-dev xvfb xauth
-  python3-dev pybind11-dev python3-numpy python3-pytest python3-matplotlib)
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-matplotlib libopenmpi-dev openmpi-bin)
 
 cbct_log() {
   echo "== $*"

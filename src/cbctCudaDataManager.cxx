@@ -110,7 +110,8 @@ CudaDataManager::PinHostBuffer()
   std::lock_guard<std::mutex> lock(m_Mutex);
   if (m_Pinned || !m_Host || m_Bytes == 0)
     return;
-  if (cudaHostRegister(m_Host, m_Bytes, cudaHostRegisterDefault) == cudaSuccess)
+  // Portable: page-locked for every device, so that several GPUs may read and write it at full speed.
+  if (cudaHostRegister(m_Host, m_Bytes, cudaHostRegisterPortable) == cudaSuccess)
     m_Pinned = true;
   else
     cudaGetLastError(); // e.g. already registered elsewhere, or no room to lock: stay pageable

@@ -6,6 +6,8 @@
 #  include <cuda_runtime_api.h>
 #endif
 
+#include "cbctInputChecks.h"
+
 #include <sstream>
 
 namespace cbct
@@ -46,6 +48,22 @@ CudaDeviceAvailable(std::string * description)
     *description = "this build has no CUDA";
   return false;
 #endif
+}
+
+void
+CheckCudaDevices(const std::vector<int> & devices)
+{
+  int available = 0;
+#if CBCT_USE_CUDA
+  if (cudaGetDeviceCount(&available) != cudaSuccess)
+  {
+    cudaGetLastError();
+    available = 0;
+  }
+#endif
+  for (int d : devices)
+    if (d < 0 || d >= available)
+      ThrowBadParameter("CUDA device", d, "a device index below the number of devices (" + std::to_string(available) + ")");
 }
 
 } // namespace cbct

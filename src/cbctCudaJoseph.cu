@@ -28,13 +28,16 @@ SliceSum(const CudaJosephLaunch & p, const JosephLine & line)
     return __int_as_float(0x7fffffff);
   // The texture unit interpolates with JosephSample()'s weights (texel centres at integer + 0.5,
   // zero outside the volume, as JosephSample() skips); all four voxels share the weight's step.
+  // Positions in the volume's index space, made relative to the slices in memory (exactly: a float
+  // minus an integer no larger), texel centres at + 0.5.
+  const float sb = static_cast<float>(-line.sb), sc = static_cast<float>(-line.sc);
   float sum = 0.f;
 #pragma unroll ForwardUnroll
   for (int s = line.first; s <= line.last; ++s)
   {
     const float pb = AddRn(line.b0, MulRn(static_cast<float>(s), line.kb));
     const float pc = AddRn(line.c0, MulRn(static_cast<float>(s), line.kc));
-    sum += tex2DLayered<float>(slices, AddRn(pb, 0.5f), AddRn(pc, 0.5f), s);
+    sum += tex2DLayered<float>(slices, AddRn(AddRn(pb, sb), 0.5f), AddRn(AddRn(pc, sc), 0.5f), s - line.sa);
   }
   return sum * line.step;
 }
@@ -55,7 +58,7 @@ VoxelSum(const CudaJosephLaunch & p, const JosephLine & line)
       continue;
     float v[4];
     {
-      const float * base = p.volume + s * sa + ib * sb + ic * sc;
+      const float * base = p.volume + (s - line.sa) * sa + ib * sb + ic * sc;
       const bool b0 = ib >= 0, b1 = ib + 1 < nb, c0 = ic >= 0, c1 = ic + 1 < nc;
       v[0] = b0 && c0 ? __ldg(base) : 0.f;
       v[1] = b1 && c0 ? __ldg(base + sb) : 0.f;
@@ -101,14 +104,15 @@ Back(const CudaJosephLaunch p)
   const long long stride[3] = { 1, p.size[0], static_cast<long long>(p.size[0]) * p.size[1] };
   const long long sa = Pick(stride, line.a), sb = Pick(stride, line.b), sc = Pick(stride, line.c);
   const int nb = Pick(p.size, line.b), nc = Pick(p.size, line.c);
-  const int first = max(line.first, p.sliceBegin), last = min(line.last, p.sliceEnd - 1);
+  // The launch's slab of slices (counted from the first in memory).
+  const int first = max(line.first, line.sa + p.sliceBegin), last = min(line.last, line.sa + p.sliceEnd - 1);
   for (int s = first; s <= last; ++s)
   {
     int ib, ic;
     float w[4];
     if (!JosephSample(line, nb, nc, s, ib, ic, w))
       continue;
-    float * base = p.volume + s * sa + ib * sb + ic * sc;
+    float * base = p.volume + (s - line.sa) * sa + ib * sb + ic * sc;
     const bool b0 = ib >= 0, b1 = ib + 1 < nb, c0 = ic >= 0, c1 = ic + 1 < nc;
     if (b0 && c0)
       atomicAdd(base, w[0] * value);

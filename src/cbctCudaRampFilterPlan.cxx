@@ -4,6 +4,8 @@
 #  include "cbctCudaFFTRampImageFilter.h"
 #  include "cbctCudaRampFilter.hcu"
 
+#  include <algorithm>
+
 namespace cbct
 {
 
@@ -47,6 +49,36 @@ CudaRampFilterPlan::Prepare(int length, int rows, const std::vector<double> & re
   {
     m_DeviceResponse.Upload(response);
     m_Response = response;
+  }
+}
+
+void
+CudaRampFilterPlan::ReserveRows(std::size_t rows)
+{
+  const std::size_t chunks = (rows + m_Rows - 1) / m_Rows;
+  const std::size_t count = std::max<std::size_t>(chunks, 1) * m_Rows * m_Length;
+  if (count <= m_Padded.Capacity())
+    return;
+  m_Padded.Reserve(count, "padded projection rows");
+  CudaCheck(cudaMemset(m_Padded.Data(), 0, count * sizeof(double)), "cudaMemset (padded rows)", count * sizeof(double));
+}
+
+void
+CudaRampFilterPlan::FilterRows(cudaStream_t stream, std::size_t rows)
+{
+  CufftCheck(cufftSetStream(m_Forward, stream), "cufftSetStream");
+  CufftCheck(cufftSetStream(m_Inverse, stream), "cufftSetStream");
+  CudaRampMultiplyLaunch multiply;
+  multiply.spectra = m_Spectra.Data();
+  multiply.response = m_DeviceResponse.Data();
+  multiply.bins = m_Length / 2 + 1;
+  multiply.rows = m_Rows;
+  for (std::size_t first = 0; first < rows; first += static_cast<std::size_t>(m_Rows))
+  {
+    double * chunk = m_Padded.Data() + first * m_Length;
+    CufftCheck(cufftExecD2Z(m_Forward, chunk, m_Spectra.Data()), "cufftExecD2Z");
+    CudaCheck(LaunchRampMultiply(multiply, stream), "LaunchRampMultiply");
+    CufftCheck(cufftExecZ2D(m_Inverse, m_Spectra.Data(), chunk), "cufftExecZ2D");
   }
 }
 

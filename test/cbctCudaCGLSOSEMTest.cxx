@@ -6,11 +6,13 @@
 #include "cbctCudaDevice.h"
 #include "cbctCudaForwardProjectionImageFilter.h"
 #include "cbctCudaOSEMConeBeamReconstructionFilter.h"
+#include "cbctCudaSARTConeBeamReconstructionFilter.h"
 #include "cbctIterativeTestHelpers.h"
 
 #include <gtest/gtest.h>
 #include <itkCommand.h>
 
+#include <functional>
 #include <random>
 
 using namespace cbct;
@@ -210,6 +212,71 @@ TEST_F(CudaCGLSOSEM, ProjectionFiltersMatchCpuWithJoseph)
 TEST_F(CudaCGLSOSEM, ProjectionFiltersMatchCpuWithTheRayCaster)
 {
   ExpectProjectionFiltersMatch(ForwardProjectorKind::RayCast, 1e-3);
+}
+
+namespace
+{
+/** A CUDA iterative filter on the current device and on several (a device listed twice runs the
+ * multi-device path, two threads and two slabs, on one GPU): the relative L2 difference. */
+template <typename TFilter>
+double
+DevicesAgainstOne(const std::vector<int> & devices, const std::function<void(TFilter *)> & configure, float initialValue)
+{
+  Problem problem;
+  auto initial = Zeros(problem.truth);
+  initial->FillBuffer(initialValue);
+  std::vector<typename TFilter::Pointer> runs;
+  for (const std::vector<int> & list : { std::vector<int>{}, devices })
+  {
+    auto filter = TFilter::New();
+    configure(filter);
+    filter->SetInput(0, initial);
+    filter->SetProjections(problem.projections);
+    filter->SetGeometry(problem.geometry);
+    filter->SetDevices(list);
+    filter->Update();
+    runs.push_back(filter);
+  }
+  EXPECT_TRUE(AllFinite(runs[1]->GetOutput()));
+  EXPECT_GT(RelativeDifference(runs[0]->GetOutput(), initial), 0.1) << "the method did nothing";
+  return RelativeDifference(runs[1]->GetOutput(), runs[0]->GetOutput());
+}
+
+std::vector<int>
+SeveralDevices()
+{
+  int count = 0;
+  cudaGetDeviceCount(&count);
+  return count >= 2 ? std::vector<int>{ 0, 1 } : std::vector<int>{ 0, 0 };
+}
+} // namespace
+
+TEST_F(CudaCGLSOSEM, SartCglsAndOsemOnSeveralDevicesEqualOneDevice)
+{
+  const auto devices = SeveralDevices();
+  using Sart = CudaSARTConeBeamReconstructionFilter<ImageType>;
+  using Cgls = CudaCGLSConeBeamReconstructionFilter<ImageType>;
+  using Osem = CudaOSEMConeBeamReconstructionFilter<ImageType>;
+  const double sart = DevicesAgainstOne<Sart>(devices,
+                                              [](Sart * f) {
+                                                f->SetNumberOfIterations(2);
+                                                f->SetNumberOfProjectionsPerSubset(10);
+                                                f->SetLambda(0.8);
+                                              },
+                                              0.f);
+  const double cgls = DevicesAgainstOne<Cgls>(devices, [](Cgls * f) { f->SetNumberOfIterations(3); }, 0.f);
+  const double osem = DevicesAgainstOne<Osem>(devices,
+                                              [](Osem * f) {
+                                                f->SetNumberOfIterations(2);
+                                                f->SetNumberOfProjectionsPerSubset(15);
+                                                f->SetBackProjector(BackProjectorKind::VoxelBased);
+                                              },
+                                              1.f);
+  std::cout << "devices " << devices[0] << "," << devices[1] << " vs one: SART " << sart << ", CGLS " << cgls << ", OSEM "
+            << osem << std::endl;
+  EXPECT_LT(sart, 1e-5);
+  EXPECT_LT(cgls, 1e-5);
+  EXPECT_LT(osem, 1e-5);
 }
 
 TEST_F(CudaCGLSOSEM, CglsAbortStopsAfterTheCurrentIterationWithTheVolumeSoFar)

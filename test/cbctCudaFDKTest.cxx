@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <itkStreamingImageFilter.h>
 
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -309,6 +310,135 @@ TEST_F(CudaFDK, StreamedInFourSlabsEqualsWhole)
   auto streamed = Reconstruct<CudaImageType, FDK>(geometry, projections, 4);
   EXPECT_LT(RelativeDifference(streamed, whole), 1e-6);
 
+}
+
+namespace
+{
+/** Bit patterns of two volumes equal everywhere (NaN must match NaN exactly). */
+std::size_t
+DifferingVoxels(const ImageType * a, const ImageType * b)
+{
+  const std::size_t n = a->GetBufferedRegion().GetNumberOfPixels();
+  if (b->GetBufferedRegion().GetNumberOfPixels() != n)
+    return std::numeric_limits<std::size_t>::max();
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    differing += std::memcmp(a->GetBufferPointer() + i, b->GetBufferPointer() + i, sizeof(float)) != 0;
+  return differing;
+}
+} // namespace
+
+TEST_F(CudaFDK, SeveralDevicesAndAnyPiecesGiveTheOneDeviceVolumeBitForBit)
+{
+  // A half fan with a source offset (displaced weights and padding), 90 views. Each voxel gets the
+  // same batches in the same order and each row the same filtering however the volume is cut, so
+  // every split must reproduce the default one-device volume exactly. A device listed twice runs the
+  // multi-device path (two threads, two pipelines) on one GPU.
+  using FDK = CudaFDKConeBeamReconstructionFilter<CudaImageType>;
+  auto geometry = FullScan([](RtkParameters & p, double a) {
+    HalfFan(p, a);
+    p.sourceOffsetX = 20.;
+  }, 90);
+  auto projections = ProjectSheppLogan<CudaImageType>(geometry);
+  auto reference = Reconstruct<CudaImageType, FDK>(geometry, projections.GetPointer(), 1, [](FDK * f) { f->SetMinimumPieces(1); });
+  int devices = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+  std::vector<std::pair<std::string, std::function<void(FDK *)>>> variants = {
+    { "3 pieces", [](FDK * f) { f->SetMinimumPieces(3); } },
+    { "7 pieces", [](FDK * f) { f->SetMinimumPieces(7); } },
+    { "devices 0,0", [](FDK * f) { f->SetDevices({ 0, 0 }); } },
+    { "devices 0,0,0 with 2 pieces each", [](FDK * f) {
+       f->SetDevices({ 0, 0, 0 });
+       f->SetMinimumPieces(2);
+     } },
+    { "4 slabs streamed, devices 0,0", [](FDK * f) { f->SetDevices({ 0, 0 }); } },
+  };
+  if (devices >= 2)
+  {
+    variants.push_back({ "devices 0,1", [](FDK * f) { f->SetDevices({ 0, 1 }); } });
+    variants.push_back({ "devices 1,0 with 3 pieces each", [](FDK * f) {
+                          f->SetDevices({ 1, 0 });
+                          f->SetMinimumPieces(3);
+                        } });
+  }
+  std::cout << devices << " CUDA device(s)" << std::endl;
+  for (const auto & [name, configure] : variants)
+  {
+    const unsigned int slabs = name.rfind("4 slabs", 0) == 0 ? 4 : 1;
+    auto volume = Reconstruct<CudaImageType, FDK>(geometry, projections.GetPointer(), slabs, configure);
+    EXPECT_EQ(DifferingVoxels(volume, reference), 0u) << name;
+  }
+  const Quality q = Compare(reference, FDKTruth(), FDKCentralRegion());
+  EXPECT_LE(q.meanAbsoluteError, 0.04) << "the reference itself";
+}
+
+TEST_F(CudaFDK, NonConstantInitialVolumeIsAddedToOnSeveralDevices)
+{
+  // The initial volume comes from host memory (not a constant source): each device copies its
+  // pieces in, adds the reconstruction and downloads them, as the CPU adds to its input.
+  using FDK = CudaFDKConeBeamReconstructionFilter<CudaImageType>;
+  auto geometry = CircularGeometry(40);
+  auto cpuIn = Project<ImageType>(geometry, 64, 4.);
+  auto gpuIn = Project<CudaImageType>(geometry, 64, 4.);
+  auto initialCpu = ImageType::New();
+  auto initialGpu = CudaImageType::New();
+  ImageType::RegionType region(ImageType::SizeType{ { 40, 36, 30 } });
+  ImageType::SpacingType spacing;
+  spacing.Fill(3.);
+  ImageType::PointType origin;
+  origin[0] = -58.5;
+  origin[1] = -52.5;
+  origin[2] = -43.5;
+  for (itk::ImageBase<3> * image : { static_cast<itk::ImageBase<3> *>(initialCpu.GetPointer()),
+                                     static_cast<itk::ImageBase<3> *>(initialGpu.GetPointer()) })
+  {
+    image->SetRegions(region);
+    image->SetSpacing(spacing);
+    image->SetOrigin(origin);
+  }
+  initialCpu->Allocate();
+  initialGpu->Allocate();
+  for (std::size_t i = 0; i < region.GetNumberOfPixels(); ++i)
+    initialCpu->GetBufferPointer()[i] = initialGpu->GetBufferPointer()[i] = 0.001f * static_cast<float>(i % 997);
+  auto cpu = FDKConeBeamReconstructionFilter<ImageType>::New();
+  cpu->SetInput(0, initialCpu);
+  cpu->SetProjections(cpuIn);
+  cpu->SetGeometry(geometry);
+  cpu->Update();
+  std::vector<CudaImageType::Pointer> results;
+  for (const std::vector<int> & devices : { std::vector<int>{ 0 }, std::vector<int>{ 0, 0 } })
+  {
+    auto gpu = FDK::New();
+    gpu->SetInput(0, initialGpu);
+    gpu->SetProjections(gpuIn);
+    gpu->SetGeometry(geometry);
+    gpu->SetDevices(devices);
+    gpu->SetMinimumPieces(3);
+    gpu->Update();
+    results.push_back(gpu->GetOutput());
+    results.back()->DisconnectPipeline();
+  }
+  EXPECT_EQ(DifferingVoxels(results[1], results[0]), 0u);
+  EXPECT_LT(RelativeDifference(results[0], cpu->GetOutput()), HardwareFilterTolerance);
+  // The input is untouched.
+  EXPECT_FLOAT_EQ(initialGpu->GetBufferPointer()[1234], 0.001f * 1234.f);
+}
+
+TEST_F(CudaFDK, BadDeviceIndexIsRefused)
+{
+  auto fdk = CudaFDKConeBeamReconstructionFilter<CudaImageType>::New();
+  int devices = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+  try
+  {
+    fdk->SetDevices({ 0, devices });
+    FAIL() << "no exception";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("CUDA device is " + std::to_string(devices)), std::string::npos)
+      << e.GetDescription();
+  }
 }
 
 TEST_F(CudaFDK, SmallMemoryBudgetFallsBackToPiecesThatEqualTheWhole)

@@ -20,6 +20,13 @@ add_test(NAME apps.fdk_geometry
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/fdk_geometry.sh ${cbct_bin} ${cbct_app_work}/fdk_geometry)
 set_tests_properties(apps.fdk_geometry PROPERTIES TIMEOUT 300)
 
+# Several processes through MPI (CPU): slabs equal to one process bit for bit, failures end the job.
+if(CBCT_USE_MPI AND MPIEXEC_EXECUTABLE)
+  add_test(NAME apps.mpi_end_to_end
+    COMMAND ${CBCT_BASH} ${cbct_app_tests}/mpi_end_to_end.sh ${cbct_bin} ${cbct_app_work}/mpi_end_to_end ${MPIEXEC_EXECUTABLE})
+  set_tests_properties(apps.mpi_end_to_end PROPERTIES TIMEOUT 600 PROCESSORS 2)
+endif()
+
 # simulate -> sart / cgls / osem -> compare, and cbct-forward.
 add_test(NAME apps.iterative_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/iterative_end_to_end.sh ${cbct_bin} ${cbct_app_work}/iterative_end_to_end)

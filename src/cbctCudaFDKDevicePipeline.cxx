@@ -1,0 +1,354 @@
+#include "cbctConfiguration.h"
+#if CBCT_USE_CUDA
+
+#  include "cbctCudaFDKDevicePipeline.h"
+
+#  include "cbctCudaCheck.h"
+#  include "cbctCudaDeviceBuffer.h"
+#  include "cbctCudaFDKBackProjection.hcu"
+#  include "cbctCudaFDKWeighting.hcu"
+#  include "cbctCudaFFTRampImageFilter.h"
+#  include "cbctCudaProjectionTexture.h"
+#  include "cbctCudaRampFilter.hcu"
+
+#  include <itkMacro.h>
+
+#  include <algorithm>
+#  include <chrono>
+
+namespace cbct
+{
+
+namespace
+{
+/** Rows per cuFFT call: a fixed plan, so that a row's filtered values do not depend on how many
+ * rows a piece has (16 MB of doubles for S's 1024-long rows). */
+constexpr std::size_t FFTChunkRows = 2048;
+
+/** z-chunks of the last piece's final batch, each downloaded as soon as it is complete. */
+constexpr int FinalChunks = 8;
+
+/** Streams and events of one device's run; synchronised and destroyed whatever happens. */
+class Streams
+{
+public:
+  Streams()
+  {
+    int least = 0, greatest = 0;
+    CudaCheck(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    CudaCheck(cudaStreamCreateWithPriority(&filter, cudaStreamNonBlocking, greatest), "cudaStreamCreateWithPriority (filter)");
+    CudaCheck(cudaStreamCreateWithPriority(&backProjection, cudaStreamNonBlocking, least),
+              "cudaStreamCreateWithPriority (backprojection)");
+    CudaCheck(cudaStreamCreateWithFlags(&download, cudaStreamNonBlocking), "cudaStreamCreateWithFlags (download)");
+  }
+  ~Streams()
+  {
+    for (cudaStream_t s : { filter, backProjection, download })
+      if (s)
+        cudaStreamSynchronize(s);
+    for (cudaEvent_t e : m_Events)
+      cudaEventDestroy(e);
+    for (cudaStream_t s : { filter, backProjection, download })
+      if (s)
+        cudaStreamDestroy(s);
+  }
+  Streams(const Streams &) = delete;
+  Streams &
+  operator=(const Streams &) = delete;
+
+  /** A new event recorded on `stream` (kept until destruction). */
+  cudaEvent_t
+  Record(cudaStream_t stream, bool timing = true)
+  {
+    cudaEvent_t e = nullptr;
+    CudaCheck(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming), "cudaEventCreate");
+    m_Events.push_back(e);
+    CudaCheck(cudaEventRecord(e, stream), "cudaEventRecord");
+    return e;
+  }
+
+  cudaStream_t filter = nullptr;
+  cudaStream_t backProjection = nullptr;
+  cudaStream_t download = nullptr;
+
+private:
+  std::vector<cudaEvent_t> m_Events;
+};
+
+double
+Seconds(cudaEvent_t start, cudaEvent_t end)
+{
+  float ms = 0.f;
+  CudaCheck(cudaEventElapsedTime(&ms, start, end), "cudaEventElapsedTime");
+  return 1e-3 * ms;
+}
+
+/** Offset (in voxels) of `box`'s first voxel in memory laid out as `layout`. */
+std::size_t
+Offset(const VoxelBox & layout, const VoxelBox & box)
+{
+  return (static_cast<std::size_t>(box.index[2] - layout.index[2]) * layout.size[1] +
+          static_cast<std::size_t>(box.index[1] - layout.index[1])) *
+           layout.size[0] +
+         static_cast<std::size_t>(box.index[0] - layout.index[0]);
+}
+
+/** Copies the voxels of `box` from memory laid out as `from` to memory laid out as `to`. Where the
+ * box spans whole rows of both, each z-plane of it is one contiguous run in both, and the copy is
+ * one 2D copy of those runs (full-speed DMA); otherwise a 3D copy row by row. */
+void
+CopyBox(const float * source, const VoxelBox & from, float * destination, const VoxelBox & to, const VoxelBox & box,
+        cudaMemcpyKind kind, cudaStream_t stream)
+{
+  const float * src = source + Offset(from, box);
+  float * dst = destination + Offset(to, box);
+  const std::size_t bytes = box.Voxels() * sizeof(float);
+  if (box.size[0] == from.size[0] && box.size[0] == to.size[0])
+  {
+    const std::size_t run = box.size[0] * box.size[1] * sizeof(float);
+    CudaCheck(cudaMemcpy2DAsync(dst, to.size[0] * to.size[1] * sizeof(float), src, from.size[0] * from.size[1] * sizeof(float),
+                                run, box.size[2], kind, stream),
+              "cudaMemcpy2DAsync (volume piece)", bytes);
+    return;
+  }
+  cudaMemcpy3DParms copy{};
+  copy.srcPtr = make_cudaPitchedPtr(const_cast<float *>(src), from.size[0] * sizeof(float), from.size[0], from.size[1]);
+  copy.dstPtr = make_cudaPitchedPtr(dst, to.size[0] * sizeof(float), to.size[0], to.size[1]);
+  copy.extent = make_cudaExtent(box.size[0] * sizeof(float), box.size[1], box.size[2]);
+  copy.kind = kind;
+  CudaCheck(cudaMemcpy3DAsync(&copy, stream), "cudaMemcpy3DAsync (volume piece)", bytes);
+}
+
+/** The whole piece as its own layout (its device buffer). */
+VoxelBox
+Layout(const VoxelBox & box)
+{
+  return box;
+}
+
+/** `box` limited to z in [z0, z1) (absolute voxel indices). */
+VoxelBox
+ZRange(const VoxelBox & box, long long z0, long long z1)
+{
+  VoxelBox part = box;
+  part.index[2] = z0;
+  part.size[2] = static_cast<std::size_t>(z1 - z0);
+  return part;
+}
+
+std::size_t
+RoundUp(std::size_t n, std::size_t to)
+{
+  return (n + to - 1) / to * to;
+}
+} // namespace
+
+std::size_t
+CudaFDKDevicePipeline::BytesFor(const CudaFDKProblem & problem, std::size_t voxels, std::size_t rows)
+{
+  const std::size_t batch = CudaBackProjectionBatch;
+  const std::size_t length = static_cast<std::size_t>(problem.length);
+  const std::size_t volume = 2 * voxels * sizeof(float);                             // two pieces in flight
+  const std::size_t raw = batch * rows * problem.columns * sizeof(float);            // one uploaded batch
+  const std::size_t padded = RoundUp(batch * rows, FFTChunkRows) * length * sizeof(double); // FFT rows
+  const std::size_t spectra = FFTChunkRows * (length / 2 + 1) * 2 * sizeof(double);  // one chunk's spectra
+  const std::size_t filtered = batch * rows * problem.paddedColumns * sizeof(float); // cropped, for the texture
+  const std::size_t textures = 2 * filtered;                                         // double-buffered
+  const std::size_t cufftWork = 2 * FFTChunkRows * length * sizeof(double);          // cuFFT's scratch, at most
+  return volume + raw + padded + spectra + filtered + textures + cufftWork + (std::size_t(64) << 20);
+}
+
+CudaFDKTimes
+CudaFDKDevicePipeline::Run(int device, const CudaFDKProblem & problem, const std::vector<CudaFDKPiece> & pieces,
+                           const std::atomic<bool> & abort, const PieceCallback & pieceDone)
+{
+  CudaCheck(cudaSetDevice(device), "cudaSetDevice (" + std::to_string(device) + ")");
+  CudaFDKTimes times;
+  if (pieces.empty())
+    return times;
+  if (problem.stackDevice >= 0 && problem.stackDevice != device)
+    itkGenericExceptionMacro(<< "CUDA FDK: the projections are in the memory of device " << problem.stackDevice
+                             << " and cannot be read by device " << device);
+  const std::size_t batch = CudaBackProjectionBatch;
+  const std::size_t columns = problem.columns, paddedColumns = problem.paddedColumns;
+  const std::size_t length = static_cast<std::size_t>(problem.length);
+  std::size_t maxRows = 1, maxVoxels = 1;
+  for (const CudaFDKPiece & p : pieces)
+  {
+    maxRows = std::max<std::size_t>(maxRows, static_cast<std::size_t>(p.rows));
+    maxVoxels = std::max(maxVoxels, p.box.Voxels());
+  }
+
+  // Device buffers (an allocation failure throws itk::MemoryAllocationError: the caller retries
+  // with smaller pieces).
+  CudaDeviceBuffer<float> pieceVolumes[2];
+  pieceVolumes[0].Reserve(maxVoxels, "volume piece");
+  pieceVolumes[1].Reserve(maxVoxels, "volume piece");
+  CudaDeviceBuffer<float> raw(batch * maxRows * columns);
+  CudaDeviceBuffer<float> filtered(batch * maxRows * paddedColumns);
+  CudaRampFilterPlan plan;
+  plan.Prepare(problem.length, static_cast<int>(FFTChunkRows), *problem.response);
+  plan.ReserveRows(batch * maxRows);
+  CudaProjectionTexture textures[2];
+  textures[0].Reserve(static_cast<int>(paddedColumns), static_cast<int>(maxRows), static_cast<int>(batch));
+  textures[1].Reserve(static_cast<int>(paddedColumns), static_cast<int>(maxRows), static_cast<int>(batch));
+  CudaDeviceBuffer<FDKWeightingProjection> parameters;
+  parameters.Upload(std::vector<FDKWeightingProjection>(problem.parameters, problem.parameters + problem.count));
+
+  const cudaMemcpyKind uploadKind = problem.stackDevice >= 0 ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+  Streams streams;
+  struct Timing
+  {
+    cudaEvent_t uploadStart, uploaded, weighted, filtered, bpStart, bpEnd;
+  };
+  std::vector<Timing> timings;
+  cudaEvent_t textureFree[2] = { nullptr, nullptr };
+  std::vector<cudaEvent_t> downloaded(pieces.size(), nullptr);
+  unsigned int batchNumber = 0;
+
+  for (std::size_t p = 0; p < pieces.size(); ++p)
+  {
+    const CudaFDKPiece & piece = pieces[p];
+    const VoxelBox & box = piece.box;
+    float * pieceData = pieceVolumes[p % 2].Data();
+    const bool last = p + 1 == pieces.size();
+    // The buffer's previous piece must be on the host before it is overwritten.
+    if (p >= 2)
+      CudaCheck(cudaStreamWaitEvent(streams.backProjection, downloaded[p - 2], 0), "cudaStreamWaitEvent (buffer free)");
+    if (problem.constantInitial)
+      CudaCheck(LaunchFill(pieceData, box.Voxels(), problem.constantValue, streams.backProjection), "LaunchFill (initial volume)");
+    else
+      CopyBox(problem.initial, problem.initialBox, pieceData, Layout(box), box, cudaMemcpyHostToDevice, streams.backProjection);
+
+    const int firstRow = piece.firstRow, rows = piece.rows;
+    unsigned int batchesOfPiece = rows > 0 ? (problem.count + static_cast<unsigned int>(batch) - 1) / static_cast<unsigned int>(batch) : 0;
+    for (unsigned int b = 0; b < batchesOfPiece; ++b, ++batchNumber)
+    {
+      const unsigned int k0 = b * static_cast<unsigned int>(batch);
+      const int n = static_cast<int>(std::min<std::size_t>(batch, problem.count - k0));
+      const int t = static_cast<int>(batchNumber % 2);
+      Timing timing{};
+      // Filter stream: wait until the backprojector is done with this texture, then refill it.
+      if (textureFree[t])
+        CudaCheck(cudaStreamWaitEvent(streams.filter, textureFree[t], 0), "cudaStreamWaitEvent (texture free)");
+      timing.uploadStart = streams.Record(streams.filter);
+      const float * source = problem.stack + ((static_cast<std::size_t>(k0) * problem.stackRows) +
+                                              static_cast<std::size_t>(firstRow - problem.stackFirstRow)) *
+                                               columns;
+      CudaCheck(cudaMemcpy2DAsync(raw.Data(), columns * rows * sizeof(float), source, columns * problem.stackRows * sizeof(float),
+                                  columns * rows * sizeof(float), n, uploadKind, streams.filter),
+                "cudaMemcpy2DAsync (upload projections)", columns * rows * n * sizeof(float));
+      timing.uploaded = streams.Record(streams.filter);
+
+      CudaWeightingLaunch w;
+      w.input = raw.Data();
+      w.outputDouble = plan.PaddedRows();
+      w.inputColumns = static_cast<int>(columns);
+      w.inputProjectionStride = static_cast<long long>(columns) * rows;
+      w.inputFirstColumn = problem.stackFirstColumn;
+      w.outputColumns = static_cast<int>(paddedColumns);
+      w.outputPitch = problem.length;
+      w.outputProjectionStride = static_cast<long long>(length) * rows;
+      w.outputFirstColumn = problem.paddedFirst;
+      w.rows = rows;
+      w.firstRow = firstRow;
+      w.projections = n;
+      w.parameters = parameters.Data() + k0;
+      w.scan = problem.scan;
+      CudaCheck(LaunchFDKWeighting(w, streams.filter), "LaunchFDKWeighting");
+      timing.weighted = streams.Record(streams.filter);
+      plan.FilterRows(streams.filter, static_cast<std::size_t>(n) * rows);
+      CudaCropRowsLaunch crop;
+      crop.input = plan.PaddedRows();
+      crop.inputPitch = problem.length;
+      crop.output = filtered.Data();
+      crop.outputPitch = static_cast<int>(paddedColumns);
+      crop.columns = static_cast<int>(paddedColumns);
+      crop.rows = static_cast<long long>(n) * rows;
+      CudaCheck(LaunchCropRows(crop, streams.filter), "LaunchCropRows");
+      textures[t].CopyFromDevice(filtered.Data(), paddedColumns * sizeof(float), static_cast<int>(paddedColumns), rows, rows, n,
+                                 streams.filter);
+      timing.filtered = streams.Record(streams.filter);
+
+      // Backprojection stream: wait for the texture, backproject, release the texture. The last
+      // piece's final batch goes in z-chunks, each downloaded as soon as it is complete.
+      CudaCheck(cudaStreamWaitEvent(streams.backProjection, timing.filtered, 0), "cudaStreamWaitEvent (texture ready)");
+      timing.bpStart = streams.Record(streams.backProjection);
+      CudaBackProjectionLaunch launch;
+      launch.projections = textures[t].Texture();
+      launch.columnOffset = static_cast<float>(problem.paddedFirst);
+      launch.rowOffset = static_cast<float>(firstRow);
+      launch.count = n;
+      std::copy(problem.matrices + k0, problem.matrices + k0 + n, launch.matrices);
+      const bool chunked = last && b + 1 == batchesOfPiece;
+      const long long z0 = box.index[2], z1 = z0 + static_cast<long long>(box.size[2]);
+      // Chunk boundaries on run starts (multiples of BackProjectionRun in absolute z).
+      const long long step = chunked ? std::max<long long>(BackProjectionRun, ((z1 - z0) / FinalChunks + BackProjectionRun - 1) /
+                                                                                 BackProjectionRun * BackProjectionRun)
+                                     : z1 - z0;
+      for (long long c0 = z0; c0 < z1;)
+      {
+        long long c1 = chunked ? std::min<long long>(z1, RunStart(static_cast<int>(c0)) + step) : z1;
+        if (c1 <= c0)
+          c1 = z1;
+        const VoxelBox part = ZRange(box, c0, c1);
+        launch.volume = pieceData + Offset(Layout(box), part);
+        for (unsigned int d = 0; d < 3; ++d)
+        {
+          launch.size[d] = static_cast<int>(part.size[d]);
+          launch.first[d] = static_cast<int>(part.index[d]);
+        }
+        CudaCheck(LaunchFDKBackProjection(launch, streams.backProjection), "LaunchFDKBackProjection");
+        if (chunked)
+        {
+          cudaEvent_t ready = streams.Record(streams.backProjection, false);
+          CudaCheck(cudaStreamWaitEvent(streams.download, ready, 0), "cudaStreamWaitEvent (chunk done)");
+          CopyBox(pieceData, Layout(box), problem.output, problem.outputBox, part, cudaMemcpyDeviceToHost, streams.download);
+        }
+        c0 = c1;
+      }
+      timing.bpEnd = streams.Record(streams.backProjection);
+      textureFree[t] = timing.bpEnd;
+      timings.push_back(timing);
+    }
+    if (!last || batchesOfPiece == 0)
+    {
+      // The whole piece at once (also a piece that sees no detector row: its initial value).
+      cudaEvent_t done = streams.Record(streams.backProjection, false);
+      CudaCheck(cudaStreamWaitEvent(streams.download, done, 0), "cudaStreamWaitEvent (piece done)");
+      CopyBox(pieceData, Layout(box), problem.output, problem.outputBox, box, cudaMemcpyDeviceToHost, streams.download);
+    }
+    downloaded[p] = streams.Record(streams.download, false);
+
+    // Piece p is queued: wait for the previous one to reach the host (its download ran while p
+    // computed), report it, and stop here if asked.
+    if (p > 0)
+    {
+      CudaCheck(cudaEventSynchronize(downloaded[p - 1]), "cudaEventSynchronize (piece downloaded)");
+      if (pieceDone)
+        pieceDone(p - 1);
+      if (abort.load())
+        break;
+    }
+  }
+  // What the computation did not hide: the wait for the last downloads.
+  const auto waitStart = std::chrono::steady_clock::now();
+  CudaCheck(cudaStreamSynchronize(streams.backProjection), "cudaStreamSynchronize (backprojection)");
+  CudaCheck(cudaStreamSynchronize(streams.download), "cudaStreamSynchronize (download)");
+  times.download = std::chrono::duration<double>(std::chrono::steady_clock::now() - waitStart).count();
+  if (!abort.load() && pieceDone)
+    pieceDone(pieces.size() - 1);
+
+  for (const Timing & t : timings)
+  {
+    times.upload += Seconds(t.uploadStart, t.uploaded);
+    times.weighting += Seconds(t.uploaded, t.weighted);
+    times.filtering += Seconds(t.weighted, t.filtered);
+    times.backprojection += Seconds(t.bpStart, t.bpEnd);
+  }
+  return times;
+}
+
+} // namespace cbct
+
+#endif
