@@ -5,6 +5,7 @@
 #include "cbctConditionalMedianImageFilter.h"
 #include "cbctIntensityToLineIntegralImageFilter.h"
 #include "cbctProjectionPreprocessing.h"
+#include "cbctRowBandRegionOfInterestImageFilter.h"
 #include "cbctWaterPrecorrectionImageFilter.h"
 
 #include <itkBinShrinkImageFilter.h>
@@ -50,7 +51,7 @@ public:
   using Self = ProjectionPreprocessingFilter;
   using Superclass = itk::ImageToImageFilter<TImage, TImage>;
   using Pointer = itk::SmartPointer<Self>;
-  using CropFilterType = itk::RegionOfInterestImageFilter<TImage, TImage>;
+  using CropFilterType = RowBandRegionOfInterestImageFilter<TImage>;
   using MedianFilterType = ConditionalMedianImageFilter<TImage>;
   using BinningFilterType = itk::BinShrinkImageFilter<TImage, TImage>;
   using ScatterFilterType = BoellaardScatterCorrectionImageFilter<TImage>;

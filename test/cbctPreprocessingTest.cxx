@@ -454,3 +454,38 @@ TEST(LineIntegral, NormalisedFloatReadingsWithARelativeFloor)
   toLine->SetMinimumSignal(-1.);
   EXPECT_THROW(toLine->Update(), itk::ExceptionObject);
 }
+
+TEST(Preprocessing, ABandOfOutputRowsAsksForTheRowsItNeeds)
+{
+  // What an MPI rank of cbct-fdk reads: rows [4, 8) after cropping 3 rows at the start, a median of
+  // radius 1 across rows and binning by 2 need input rows 3 + 2 * 4 - 1 = 10 to 3 + 2 * 8 = 19 (the
+  // median's neighbours); estimating I0 from the air needs every row.
+  auto information = ImageType::New();
+  information->SetRegions(ImageType::RegionType(ImageType::SizeType{ { 8, 40, 2 } })); // no pixels
+  auto rowsNeeded = [&](const ProjectionPreprocessing & settings) {
+    auto chain = ProjectionPreprocessingFilter<ImageType>::New();
+    chain->SetInput(information);
+    chain->SetParameters(settings);
+    chain->UpdateOutputInformation();
+    auto band = chain->GetOutput()->GetLargestPossibleRegion();
+    EXPECT_EQ(band.GetSize(1), (40u - 3u - 1u) / 2u);
+    band.SetIndex(1, band.GetIndex(1) + 4);
+    band.SetSize(1, 4);
+    chain->GetOutput()->SetRequestedRegion(band);
+    chain->GetOutput()->PropagateRequestedRegion();
+    const auto needed = information->GetRequestedRegion();
+    EXPECT_EQ(needed.GetSize(2), 2u);
+    return std::make_pair(needed.GetIndex(1), needed.GetIndex(1) + static_cast<itk::IndexValueType>(needed.GetSize(1)));
+  };
+  ProjectionPreprocessing settings;
+  settings.intensities = true;
+  settings.i0 = 1000.;
+  settings.lowerCrop = { { 0, 3 } };
+  settings.upperCrop = { { 0, 1 } };
+  settings.binning = { { 1, 2 } };
+  EXPECT_EQ(rowsNeeded(settings), std::make_pair(itk::IndexValueType{ 11 }, itk::IndexValueType{ 19 }));
+  settings.medianRadius = { { 1, 1, 0 } };
+  EXPECT_EQ(rowsNeeded(settings), std::make_pair(itk::IndexValueType{ 10 }, itk::IndexValueType{ 20 }));
+  settings.i0 = 0.; // estimated from each projection's air: whole projections
+  EXPECT_EQ(rowsNeeded(settings), std::make_pair(itk::IndexValueType{ 3 }, itk::IndexValueType{ 39 }));
+}
