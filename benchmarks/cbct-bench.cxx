@@ -1,7 +1,10 @@
-// cbct-bench: FDK on the standard problems of DESIGN.md, warm, median of several runs.
+// cbct-bench: FDK on the standard problems of DESIGN.md, warm, median of several runs; with --method
+// iterative or tv, the projectors and the iterative methods on the GPU.
 //   S: 512^3 volume from 360 projections of 512x512 (the 2008 CUDA paper's problem)
 //   R: 1024^3 volume from 496 projections of 1248x960 (RabbitCT's size)
 //   L: 2048^3 volume from 1200 projections of 2048x2048 (several GPUs, MPI)
+// --method emission: the emission (SPECT) problem E, a 128^3 activity from 120 parallel views of 128^2
+// with attenuation and collimator blur: forward and back projection, one OSEM iteration of 8 subsets.
 // One JSON line per timed run with every stage's time and backprojection GUPS
 // (voxels x projections / backprojection seconds / 1e9), then one line of medians.
 // "total" is projections in host memory to volume in host memory. --gpus shares the volume among
@@ -15,10 +18,17 @@
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctIntensityToLineIntegralImageFilter.h"
 #include "cbctLineIntegralToIntensityImageFilter.h"
+#include "cbctEmissionOperator.h"
+#include "cbctOSEMConeBeamReconstructionFilter.h"
 #include "cbctPhantomProjectionSource.h"
+#include "cbctPhantomVolumeSource.h"
 #if CBCT_USE_CUDA
+#  include "cbctCudaEmissionOperator.h"
+#  include "cbctCudaOSEMConeBeamReconstructionFilter.h"
 #  include "cbctCudaFDKConeBeamReconstructionFilter.h"
 #  include "cbctCudaSARTConeBeamReconstructionFilter.h"
+#  include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
+#  include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
 #  include "cbctCudaJosephOperator.h"
 #  include "cbctCudaRayCastOperator.h"
 #  include "cbctCudaVoxelBackProjectionOperator.h"
@@ -392,8 +402,8 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
 #if CBCT_USE_CUDA
 /** Issue 4's measurements on problem p, on the GPU: forward and back projection of all projections
  * with each projector pair and variant (GUPS = voxels x projections / s; Joseph: through slice-stack
- * textures (the default) or reading voxels; its exact adjoint by atomics in 32-slice slabs (the
- * default) or in one pass; the ray caster with a step of one voxel), the voxel-based
+ * textures (the default) or reading voxels; its exact adjoint gathered (the default) or scattered
+ * with atomics in 32-slice slabs or in one pass; the ray caster with a step of one voxel), the voxel-based
  * backprojection, and one OS-SART iteration (subsets of 20 projections) with each forward projector
  * and each backprojector: the median of `runs` iterations after the first (which also uploads and
  * computes the sensitivities). */
@@ -455,9 +465,9 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     return Median(t);
   };
   auto report = [&](const char * method, const char * variant, double seconds) {
-    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"method\":\"%s\",\"variant\":\"%s\","
-                "\"seconds\":%.4f,\"gups\":%.1f}\n",
-                p.name.c_str(), device.c_str(), method, variant, seconds, updates / seconds / 1e9);
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"projections\":%u,\"method\":\"%s\","
+                "\"variant\":\"%s\",\"seconds\":%.4f,\"gups\":%.1f}\n",
+                p.name.c_str(), device.c_str(), p.projections, method, variant, seconds, updates / seconds / 1e9);
     std::fflush(stdout);
   };
   {
@@ -468,10 +478,13 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     report("joseph-forward", "global", timeIt([&] { A.Forward(volume.Data(), stack.Data(), subset, n); }));
     A.SetVolumeTexture(true);
     report("joseph-forward", "slices", timeIt([&] { A.Forward(volume.Data(), stack.Data(), subset, n); }));
+    report("joseph-back", "gather", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+    A.SetAdjoint(cbct::JosephAdjoint::Scatter);
     for (int slab : { 0, 32 })
     {
       A.SetBackProjectionSlab(slab);
-      report("joseph-back", ("slab" + std::to_string(slab)).c_str(), timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+      report("joseph-back", ("scatter-slab" + std::to_string(slab)).c_str(),
+             timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
     }
   }
   {
@@ -518,13 +531,241 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     std::string list;
     for (double t : seconds)
       list += (list.empty() ? "" : ",") + std::to_string(t);
-    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"method\":\"os-sart\",\"fp\":\"%s\","
-                "\"bp\":\"%s\",\"projections_per_subset\":20,\"iteration_s\":%.4f,\"warm_iterations_s\":[%s]}\n",
-                p.name.c_str(), device.c_str(), cbct::ToString(kind).c_str(), cbct::ToString(back).c_str(), Median(seconds), list.c_str());
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"projections\":%u,\"method\":\"os-sart\","
+                "\"fp\":\"%s\",\"bp\":\"%s\",\"projections_per_subset\":20,\"iteration_s\":%.4f,\"warm_iterations_s\":[%s]}\n",
+                p.name.c_str(), device.c_str(), p.projections, cbct::ToString(kind).c_str(), cbct::ToString(back).c_str(), Median(seconds),
+                list.c_str());
     std::fflush(stdout);
   }
 }
+
+/** One iteration of each total-variation method on problem p (p.projections views) on the GPU:
+ * ASD-POCS with subsets of 20 projections (TIGRE's OS-ASD-POCS) and 20 TV steps, ADMM-TV with 5
+ * conjugate gradient steps (RTK's default), each with the exact adjoint (the gather); the median of
+ * `runs` iterations after the first (which also uploads and, for ASD-POCS, computes the subsets'
+ * sensitivities), timed by the filters' iteration events. */
+void
+RunTotalVariation(const Problem & p, const std::string & device, unsigned int runs)
+{
+  using Image = itk::Image<float, 3>;
+  auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
+  for (unsigned int k = 0; k < p.projections; ++k)
+    geometry->AddProjection(1000., 1500., k * 360. / p.projections);
+  auto phantom = cbct::GeometricPhantom::New();
+  phantom->SetToSheppLogan(0.45 * p.volume * p.voxelMm);
+  auto source = cbct::PhantomProjectionSource<Image>::New();
+  Image::SpacingType spacing;
+  spacing[0] = spacing[1] = p.pixelMm;
+  spacing[2] = 1.;
+  Image::PointType origin;
+  origin[0] = -0.5 * (p.columns - 1.) * p.pixelMm;
+  origin[1] = -0.5 * (p.rows - 1.) * p.pixelMm;
+  origin[2] = 0.;
+  source->SetSize(Image::SizeType{ { p.columns, p.rows, p.projections } });
+  source->SetSpacing(spacing);
+  source->SetOrigin(origin);
+  source->SetGeometry(geometry);
+  source->SetPhantom(phantom);
+  source->Update();
+  Image::Pointer projections = source->GetOutput();
+  projections->DisconnectPipeline();
+  auto zero = cbct::ConstantImageSource<Image>::New();
+  Image::SpacingType voxel;
+  voxel.Fill(p.voxelMm);
+  Image::PointType volumeOrigin;
+  volumeOrigin.Fill(-0.5 * (p.volume - 1.) * p.voxelMm);
+  zero->SetSize(Image::SizeType{ { p.volume, p.volume, p.volume } });
+  zero->SetSpacing(voxel);
+  zero->SetOrigin(volumeOrigin);
+  zero->Update();
+
+  auto time = [&](cbct::IterativeReconstructionFilter<Image> * filter, const char * method, const std::string & parameters) {
+    filter->SetInput(0, zero->GetOutput());
+    filter->SetProjections(projections);
+    filter->SetGeometry(geometry);
+    filter->SetNumberOfIterations(runs + 1);
+    std::vector<std::chrono::steady_clock::time_point> ends;
+    const auto start = std::chrono::steady_clock::now();
+    filter->AddObserver(itk::IterationEvent(), [&ends](const itk::EventObject &) { ends.push_back(std::chrono::steady_clock::now()); });
+    filter->Update();
+    std::vector<double> seconds;
+    std::string list;
+    for (std::size_t i = 1; i < ends.size(); ++i)
+    {
+      seconds.push_back(std::chrono::duration<double>(ends[i] - ends[i - 1]).count());
+      list += (list.empty() ? "" : ",") + std::to_string(seconds.back());
+    }
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"projections\":%u,\"method\":\"%s\","
+                "%s,\"first_iteration_s\":%.4f,\"iteration_s\":%.4f,\"warm_iterations_s\":[%s]}\n",
+                p.name.c_str(), device.c_str(), p.projections, method, parameters.c_str(),
+                ends.empty() ? 0. : std::chrono::duration<double>(ends[0] - start).count(), Median(seconds), list.c_str());
+    std::fflush(stdout);
+  };
+  {
+    auto asd = cbct::CudaASDPOCSConeBeamReconstructionFilter<Image>::New();
+    asd->SetNumberOfProjectionsPerSubset(20);
+    asd->SetNumberOfTVIterations(20);
+    time(asd, "asd-pocs", "\"projections_per_subset\":20,\"tv_iterations\":20");
+  }
+  {
+    auto admm = cbct::CudaADMMTotalVariationConeBeamReconstructionFilter<Image>::New();
+    admm->SetNumberOfCGIterations(5);
+    time(admm, "admm-tv", "\"cg_iterations\":5");
+  }
+}
 #endif
+/** The emission problem E: a 128^3 activity of 4 mm voxels (a body-sized elliptic cylinder of water,
+ * activity 1, with a hot sphere of 6 and a cold one of 0.2), its attenuation map (mu 0.015/mm), 120
+ * parallel views over 360 degrees of 128^2 pixels of 4 mm with the detector 250 mm from the axis, and
+ * a collimator blur sigma(d) = 1.5 + 0.03 d mm (a low-energy high-resolution collimator's). */
+struct EmissionProblem
+{
+  using Image = itk::Image<float, 3>;
+  Image::Pointer activity, mu, projections;
+  cbct::ThreeDCircularProjectionGeometry::Pointer geometry;
+  cbct::CollimatorBlur blur;
+
+  EmissionProblem()
+  {
+    geometry = cbct::ThreeDCircularProjectionGeometry::New();
+    for (unsigned int k = 0; k < 120; ++k)
+      geometry->AddProjection(250., 0., k * 3.);
+    blur.sigma0 = 1.5;
+    blur.slope = 0.03;
+    auto voxelize = [](std::initializer_list<std::pair<double, std::array<double, 6>>> ellipsoids) {
+      auto phantom = cbct::GeometricPhantom::New();
+      for (const auto & e : ellipsoids)
+      {
+        cbct::GeometricPhantom::Ellipsoid ellipsoid;
+        ellipsoid.density = e.first;
+        ellipsoid.center = { { e.second[0], e.second[1], e.second[2] } };
+        ellipsoid.semiAxes = { { e.second[3], e.second[4], e.second[5] } };
+        phantom->AddEllipsoid(ellipsoid);
+      }
+      auto source = cbct::PhantomVolumeSource<Image>::New();
+      source->SetSize(Image::SizeType{ { 128, 128, 128 } });
+      Image::SpacingType spacing;
+      spacing.Fill(4.);
+      Image::PointType origin;
+      origin.Fill(-254.);
+      source->SetSpacing(spacing);
+      source->SetOrigin(origin);
+      source->SetPhantom(phantom);
+      source->Update();
+      Image::Pointer image = source->GetOutput();
+      image->DisconnectPipeline();
+      return image;
+    };
+    activity = voxelize({ { 1., { 0., 0., 0., 160., 220., 110. } },
+                          { 5., { 40., 20., 10., 25., 25., 25. } },
+                          { -0.8, { -50., -30., -20., 30., 30., 30. } } });
+    mu = voxelize({ { 0.015, { 0., 0., 0., 160., 220., 110. } } });
+    projections = Image::New();
+    projections->SetRegions(Image::SizeType{ { 128, 128, 120 } });
+    Image::SpacingType pixel;
+    pixel.Fill(4.);
+    pixel[2] = 1.;
+    projections->SetSpacing(pixel);
+    Image::PointType first;
+    first[0] = first[1] = -254.;
+    first[2] = 0.;
+    projections->SetOrigin(first);
+    projections->Allocate();
+  }
+};
+
+/** Problem E on `hardware` (cpu or cuda): the forward and back projection of all 120 views (median of
+ * `runs` after a warm-up) and one OSEM iteration of 8 subsets (the median of `runs` iterations after
+ * the first, which also computes the sensitivities), one JSON line each. */
+void
+RunEmission(const std::string & hardware, const std::string & device, unsigned int runs)
+{
+  using Image = EmissionProblem::Image;
+  const EmissionProblem e;
+  const std::size_t voxels = e.activity->GetBufferedRegion().GetNumberOfPixels();
+  const std::size_t pixels = e.projections->GetBufferedRegion().GetNumberOfPixels();
+  std::vector<unsigned int> all(120);
+  for (unsigned int k = 0; k < 120; ++k)
+    all[k] = k;
+  auto report = [&](const char * what, const std::vector<double> & seconds) {
+    std::string list;
+    for (double t : seconds)
+      list += (list.empty() ? "" : ",") + std::to_string(t);
+    std::printf("{\"problem\":\"E\",\"hardware\":\"%s\",\"device\":\"%s\",\"run\":\"median\",\"method\":\"%s\","
+                "\"volume\":128,\"projections\":120,\"detector\":[128,128],\"seconds\":%.4f,\"runs_s\":[%s]}\n",
+                hardware.c_str(), device.c_str(), what, Median(seconds), list.c_str());
+    std::fflush(stdout);
+  };
+  auto timeIt = [&](const std::function<void()> & f, const std::function<void()> & sync) {
+    std::vector<double> t;
+    for (unsigned int r = 0; r <= runs; ++r)
+    {
+      sync();
+      const auto start = std::chrono::steady_clock::now();
+      f();
+      sync();
+      if (r > 0)
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return t;
+  };
+  // Projected: the activity plus 0.05 everywhere, positive like every OSEM iterate (a zero voxel is
+  // not splatted, so the phantom alone, zero outside the body, would time less than an iteration does).
+  std::vector<float> x(e.activity->GetBufferPointer(), e.activity->GetBufferPointer() + voxels), p(pixels), back(voxels);
+  for (float & a : x)
+    a += 0.05f;
+  if (hardware == "cpu")
+  {
+    const cbct::EmissionOperator<Image> A(e.activity, e.projections, e.geometry, e.mu, e.blur);
+    report("emission-forward", timeIt([&] { A.Forward(x.data(), p.data(), all, false); }, [] {}));
+    report("emission-back", timeIt([&] { A.Back(p.data(), back.data(), all, false); }, [] {}));
+  }
+#if CBCT_USE_CUDA
+  else
+  {
+    cbct::CudaEmissionOperator A(e.activity, e.projections, e.geometry, e.mu, e.blur);
+    auto * subset = A.Subset(all);
+    cbct::CudaDeviceBuffer<float> dx(voxels), dp(pixels), dback(voxels);
+    cbct::CudaCheck(cudaMemcpy(dx.Data(), x.data(), voxels * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy (activity)");
+    auto sync = [] { cbct::CudaCheck(cudaDeviceSynchronize(), "cudaDeviceSynchronize (emission)"); };
+    report("emission-forward", timeIt([&] { A.Forward(dx.Data(), dp.Data(), subset, 120); }, sync));
+    report("emission-back", timeIt([&] { A.Back(dp.Data(), dback.Data(), subset, 120, false); }, sync));
+    cbct::CudaCheck(cudaMemcpy(p.data(), dp.Data(), pixels * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy (projections)");
+  }
+#endif
+  // OSEM of the noise-free projections (those of the timed forward projections): 8 subsets of 15 views.
+  auto measured = Image::New();
+  measured->CopyInformation(e.projections);
+  measured->SetRegions(e.projections->GetLargestPossibleRegion());
+  measured->Allocate();
+  std::copy(p.begin(), p.end(), measured->GetBufferPointer());
+  auto zero = Image::New();
+  zero->CopyInformation(e.activity);
+  zero->SetRegions(e.activity->GetLargestPossibleRegion());
+  zero->Allocate(true);
+  cbct::OSEMConeBeamReconstructionFilter<Image>::Pointer osem;
+#if CBCT_USE_CUDA
+  if (hardware == "cuda")
+    osem = cbct::CudaOSEMConeBeamReconstructionFilter<Image>::New().GetPointer();
+  else
+#endif
+    osem = cbct::OSEMConeBeamReconstructionFilter<Image>::New();
+  osem->SetInput(0, zero);
+  osem->SetProjections(measured);
+  osem->SetGeometry(e.geometry);
+  osem->SetForwardProjector(cbct::ForwardProjectorKind::Emission);
+  osem->SetAttenuationMap(e.mu);
+  osem->SetCollimatorBlur(e.blur);
+  osem->SetNumberOfProjectionsPerSubset(15);
+  osem->SetNumberOfIterations(runs + 1);
+  std::vector<std::chrono::steady_clock::time_point> ends;
+  osem->AddObserver(itk::IterationEvent(), [&ends](const itk::EventObject &) { ends.push_back(std::chrono::steady_clock::now()); });
+  osem->Update();
+  std::vector<double> seconds;
+  for (std::size_t i = 1; i < ends.size(); ++i)
+    seconds.push_back(std::chrono::duration<double>(ends[i] - ends[i - 1]).count());
+  report("emission-osem-iteration-8-subsets", seconds);
+}
 } // namespace
 
 int
@@ -544,6 +785,9 @@ main(int argc, char * argv[])
     ->delimiter(',');
   app.add_option("--hardware", hardware, "cuda and/or cpu")->delimiter(',');
   app.add_option("--runs", runs, "timed runs after one untimed warm-up (median reported)")->check(CLI::Range(1u, 1000u));
+  unsigned int views = 0;
+  app.add_option("--views", views, "projections over 360 degrees instead of the problem's (e.g. 60 for a few-view S)")
+    ->check(CLI::Range(1u, 100000u));
   app.add_option("--gpus", gpus, "CUDA devices of this process: all, or indices such as 0,1 (default: the first; under "
                                  "mpirun each rank takes one by its rank on the machine)");
   app.add_option("--pieces", setup.pieces, "minimum pieces along y per GPU (0: the filter's default)");
@@ -552,11 +796,36 @@ main(int argc, char * argv[])
   app.add_option("--input", input, "float: line integrals in host memory (the default); uint16: 16-bit detector "
                                    "readings in host memory, turned into line integrals on the way (FDK only)")
     ->check(CLI::IsMember({ "float", "uint16" }));
-  app.add_option("--method", method, "fdk, or iterative: forward and back projections of both projector pairs and one OS-SART iteration (CUDA)")
-    ->check(CLI::IsMember({ "fdk", "iterative" }));
+  app.add_option("--method", method,
+                 "fdk; iterative: forward and back projections of both projector pairs and one OS-SART iteration (CUDA); "
+                 "emission: problem E (SPECT, 128^3 from 120 views of 128^2, attenuation and collimator blur), forward and "
+                 "back projection and one OSEM iteration of 8 subsets; tv: one iteration of ASD-POCS and of ADMM-TV (CUDA; "
+                 "with --views 60 for a few-view S)")
+    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv" }));
   CLI11_PARSE(app, argc, argv);
   try
   {
+    if (input != "float" && method != "fdk")
+      throw std::runtime_error("--input is '" + input + "'; expected float with --method " + method +
+                               " (16-bit readings are FDK's only)");
+    if (method == "emission")
+    {
+      for (const auto & h : hardware)
+      {
+        if (h == "cpu")
+          RunEmission("cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs);
+        else if (h == "cuda")
+        {
+          std::string device;
+          if (!cbct::CudaDeviceAvailable(&device))
+            throw std::runtime_error("--hardware cuda: " + device);
+          RunEmission("cuda", device, runs);
+        }
+        else
+          throw std::runtime_error("--hardware is '" + h + "'; expected cuda or cpu");
+      }
+      return 0;
+    }
 #if CBCT_USE_MPI
     setup.rank = mpi.Rank();
     setup.ranks = mpi.Size();
@@ -596,7 +865,9 @@ main(int argc, char * argv[])
     }
     for (const auto & name : problems)
     {
-      const Problem p = Lookup(name);
+      Problem p = Lookup(name);
+      if (views > 0)
+        p.projections = views;
       for (const auto & h : hardware)
       {
         using CpuImage = itk::Image<float, 3>;
@@ -612,6 +883,11 @@ main(int argc, char * argv[])
           if (method == "iterative")
           {
             RunIterative(p, device, runs);
+            continue;
+          }
+          if (method == "tv")
+          {
+            RunTotalVariation(p, device, runs);
             continue;
           }
           const std::size_t count = setup.devices.empty() ? 1 : setup.devices.size();

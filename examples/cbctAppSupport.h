@@ -119,6 +119,40 @@ WithoutItkPrefix(const std::string & description)
   return std::regex_replace(description, prefix, "");
 }
 
+/** The name of this process's app ("cbct-fdk"), set by Run(): for warnings. */
+inline std::string &
+AppName()
+{
+  static std::string name = "cbct";
+  return name;
+}
+
+/** Prints "NAME: warning: MESSAGE" on one line of stderr. */
+inline void
+PrintWarning(const std::string & message)
+{
+  EndProgressLine();
+  std::cerr << AppName() << ": warning: " << OneLine(message) << std::endl;
+}
+
+/** Every file this process has read or will read (images with their data files, the geometry, a
+ * phantom file): no output may replace one (cbctCheckedFiles.h). */
+inline std::vector<std::string> &
+InputFiles()
+{
+  static std::vector<std::string> files;
+  return files;
+}
+
+inline void
+RememberInput(const std::string & path)
+{
+  for (const std::string & known : InputFiles())
+    if (known == path)
+      return;
+  InputFiles().push_back(path);
+}
+
 /** Prints "NAME: error: MESSAGE" on one line of stderr; returns the exit code 1. */
 inline int
 PrintError(const std::string & name, const std::string & message)
@@ -154,6 +188,7 @@ inline int
 Run(CLI::App & app, int argc, char ** argv, const std::function<int()> & body)
 {
   const std::string name = app.get_name();
+  AppName() = name;
   // Slicer's protocol options: hidden from --help (group "") and from the XML description.
   std::string returnParameterFile, processInformationAddress;
   bool xml = false;
@@ -410,44 +445,7 @@ CheckImageOutput(const std::string & option, const std::string & path)
     Bad(option, Quoted(path), "an image file name whose extension names a format (.mha, .nrrd, .nii, .nii.gz, .tif, ...)");
 }
 
-/** Reads an image; a failure names the option and the file. */
-template <typename TImage>
-typename TImage::Pointer
-ReadImage(const std::string & option, const std::string & path)
-{
-  CheckReadableFile(option, path, "image file");
-  auto reader = itk::ImageFileReader<TImage>::New();
-  reader->SetFileName(path);
-  try
-  {
-    reader->Update();
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    Bad(option, Quoted(path), "an image ITK can read (" + FirstLine(e.GetDescription()) + ")");
-  }
-  typename TImage::Pointer image = reader->GetOutput();
-  image->DisconnectPipeline();
-  return image;
-}
-
-/** Writes an image; a failure names the option and the file. */
-template <typename TImage>
-void
-WriteImage(const std::string & option, const TImage * image, const std::string & path)
-{
-  auto writer = itk::ImageFileWriter<TImage>::New();
-  writer->SetFileName(path);
-  writer->SetInput(image);
-  try
-  {
-    writer->Update();
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    throw Error(option + " " + path + ": could not write the image (" + OneLine(e.GetDescription()) + ")");
-  }
-}
+// ReadImage() and WriteImage(): cbctCheckedFiles.h (included at the end of this file).
 
 /** "shepplogan" (scaled by `scaleMm`) or the path of an ellipsoid text file (see cbctGeometricPhantom.h). */
 inline GeometricPhantom::Pointer
@@ -464,6 +462,7 @@ MakePhantom(const std::string & option, const std::string & value, double scaleM
     return phantom;
   }
   CheckReadableFile(option, value, "ellipsoid file (or 'shepplogan')");
+  RememberInput(value);
   phantom->ReadFromFile(value);
   return phantom;
 }
@@ -499,5 +498,7 @@ private:
 };
 
 } // namespace cbct::apps
+
+#include "cbctCheckedFiles.h"
 
 #endif

@@ -1,14 +1,17 @@
 #ifndef cbctIterativeApp_h
 #define cbctIterativeApp_h
 
-// The command line shared by the iterative reconstruction apps cbct-sart, cbct-cgls and cbct-osem:
-// the same inputs as cbct-fdk (geometry, projections in one file or a series), the volume grid or an
-// initial volume, the number of iterations, the projector (--fp, --step) and the hardware (--hardware
-// cpu or cuda). Each app adds its
-// method's own options (SART: --lambda, --nprojpersubset, --positivity, --bp; OSEM: --nprojpersubset,
-// --bp). CGLS has no --bp: it needs the forward projector's exact adjoint.
+// The command line shared by the iterative reconstruction apps cbct-sart, cbct-cgls, cbct-osem,
+// cbct-asdpocs and cbct-admmtv: the same inputs as cbct-fdk (geometry, projections in one file or a
+// series), the volume grid or an initial volume, the number of iterations, the projector (--fp,
+// --step) and the hardware (--hardware cpu or cuda). Each app adds its method's own options (SART:
+// --lambda, --nprojpersubset, --positivity, --bp; OSEM: --nprojpersubset, --bp, and the emission model
+// --attenuation, --psf; ASD-POCS, TIGRE's: SART's with --lambda-red, --no-positivity, --alpha,
+// --alpha-red, --ratio, --tviter, --maxl2err; ADMM-TV, RTK's: --alpha, --beta, --CGiter). CGLS and
+// ADMM-TV have no --bp: they need the forward projector's exact adjoint.
 #include "cbctAppRanks.h"
 #include "cbctAppSupport.h"
+#include "cbctEmissionApp.h"
 #include "cbctCGLSConeBeamReconstructionFilter.h"
 #include "cbctConstantImageSource.h"
 #include "cbctGridOptions.h"
@@ -18,15 +21,20 @@
 #include "cbctConfiguration.h"
 #include "cbctCudaDevice.h"
 #include "cbctSARTConeBeamReconstructionFilter.h"
+#include "cbctASDPOCSConeBeamReconstructionFilter.h"
+#include "cbctADMMTotalVariationConeBeamReconstructionFilter.h"
 #if CBCT_USE_MPI
 #  include "cbctMPISlabReconstruction.h"
 #  include "cbctMPISlabReduction.h"
 #  include "cbctMPISlabWriter.h"
 #endif
 #if CBCT_USE_CUDA
+#  include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
+#  include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
 #  include "cbctCudaCGLSConeBeamReconstructionFilter.h"
 #  include "cbctCudaOSEMConeBeamReconstructionFilter.h"
 #  include "cbctCudaSARTConeBeamReconstructionFilter.h"
+#  include <cuda_runtime_api.h> // cudaSetDevice
 #endif
 
 #include <itkCommand.h>
@@ -43,7 +51,9 @@ enum class IterativeMethod
 {
   SART,
   CGLS,
-  OSEM
+  OSEM,
+  ASDPOCS,
+  ADMMTV
 };
 
 struct IterativeOptions
@@ -57,14 +67,26 @@ struct IterativeOptions
   int subMatch = 0;
   std::string newSpacing;
   std::string newOrigin;
+  std::string replaceNonFinite;
   std::string output;
   std::string input;
   GridOptions<3> grid;
   PreprocessingOptions preprocessing;
   long long iterations = 3;
+  double timeLimit = 0.; // seconds; 0: none
   double lambda = 0.3;
   long long projectionsPerSubset = 1;
   bool positivity = false;
+  // ASD-POCS (TIGRE's names and defaults) and ADMM-TV (RTK's); --alpha's default is the method's.
+  double lambdaReduction = 0.99;
+  bool noPositivity = false;
+  double alpha = 0.002;
+  double alphaReduction = 0.95;
+  double ratio = 0.95;
+  long long tvIterations = 20;
+  double maxL2Error = 0.;
+  double beta = 1.;
+  long long cgIterations = 5;
   std::string fp = "joseph";
   std::string bp = "adjoint"; // --bp: SART and OSEM only (MethodOffersBackProjector())
   double step = 0.;
@@ -72,11 +94,14 @@ struct IterativeOptions
   std::string gpus;
   int threads = 0;
   bool verbose = false;
+  bool fpGiven = false;     // --fp on the command line
+  EmissionOptions emission; // OSEM: --attenuation, --psf
   std::vector<int> devices; // --gpus, checked by ValidateIterative()
 
   // Checked and parsed by Validate().
   std::vector<double> projectionSpacing; // empty: keep the files'
   std::vector<double> projectionOrigin;  // empty: keep the files'
+  std::vector<double> nonFiniteReplacement; // empty: non-finite values are an error
 };
 
 /** The images the iterative apps read, reconstruct and write. */
@@ -85,10 +110,14 @@ using IterativeImage = itk::Image<float, 3>;
 using CudaSART = cbct::CudaSARTConeBeamReconstructionFilter<IterativeImage>;
 using CudaCGLS = cbct::CudaCGLSConeBeamReconstructionFilter<IterativeImage>;
 using CudaOSEM = cbct::CudaOSEMConeBeamReconstructionFilter<IterativeImage>;
+using CudaASDPOCS = cbct::CudaASDPOCSConeBeamReconstructionFilter<IterativeImage>;
+using CudaADMMTV = cbct::CudaADMMTotalVariationConeBeamReconstructionFilter<IterativeImage>;
 #else // never made: --hardware cuda is refused before
 using CudaSART = cbct::SARTConeBeamReconstructionFilter<IterativeImage>;
 using CudaCGLS = cbct::CGLSConeBeamReconstructionFilter<IterativeImage>;
 using CudaOSEM = cbct::OSEMConeBeamReconstructionFilter<IterativeImage>;
+using CudaASDPOCS = cbct::ASDPOCSConeBeamReconstructionFilter<IterativeImage>;
+using CudaADMMTV = cbct::ADMMTotalVariationConeBeamReconstructionFilter<IterativeImage>;
 #endif
 
 /** A new TCpu filter, or its CUDA twin TCuda with --hardware cuda (CUDA builds). */
@@ -125,6 +154,8 @@ ProjectorName(const std::string & fp)
     return "joseph";
   if (key == "raycast" || key == "cudaraycast")
     return "raycast";
+  if (key == "emission")
+    return "emission";
   return fp;
 }
 
@@ -146,13 +177,13 @@ BackProjectorName(const std::string & bp, const std::string & fp)
   return bp;
 }
 
-/** Checks --fp, --step and --hardware (the iterative apps' and cbct-forward's); --hardware cuda needs
- * a CUDA build and a device. */
+/** Checks --fp, --step and --hardware (the iterative apps' and cbct-forward's; `emission`: the app
+ * offers the emission projector); --hardware cuda needs a CUDA build and a device. */
 inline void
-CheckProjectorAndHardware(const std::string & fp, double step, const std::string & hardware)
+CheckProjectorAndHardware(const std::string & fp, double step, const std::string & hardware, bool emission = false)
 {
-  if (fp != "joseph" && fp != "raycast")
-    Bad("--fp", Quoted(fp), "joseph or raycast");
+  if (fp != "joseph" && fp != "raycast" && (!emission || fp != "emission"))
+    Bad("--fp", Quoted(fp), emission ? "joseph, raycast or emission" : "joseph or raycast");
   if (!std::isfinite(step) || !(step >= 0.))
     Bad("--step", step, "a finite ray-cast sample distance > 0 in mm, or 0 for the smallest voxel spacing");
   if (hardware == "cuda")
@@ -174,15 +205,33 @@ CheckProjectorAndHardware(const std::string & fp, double step, const std::string
 inline cbct::ForwardProjectorKind
 ForwardProjector(const std::string & fp)
 {
+  if (fp == "emission")
+    return cbct::ForwardProjectorKind::Emission;
   return fp == "raycast" ? cbct::ForwardProjectorKind::RayCast : cbct::ForwardProjectorKind::Joseph;
 }
 
-/** Whether `method` offers --bp: SART and OSEM take the voxel-based backprojector, CGLS needs the
- * forward projector's exact adjoint (its filter rejects any other). */
+/** Whether `method` offers --bp: SART, OSEM and ASD-POCS take the voxel-based backprojector; CGLS
+ * and ADMM-TV need the forward projector's exact adjoint (their filters reject any other). */
 inline bool
 MethodOffersBackProjector(IterativeMethod method)
 {
-  return method != IterativeMethod::CGLS;
+  return method != IterativeMethod::CGLS && method != IterativeMethod::ADMMTV;
+}
+
+/** Whether `method` is a total-variation method (cbct-asdpocs, cbct-admmtv): one GPU, one process
+ * (the total variation couples neighbouring voxels across any slab boundary, so its filters do not
+ * share sums over slabs as SART, CGLS and OSEM do). */
+inline bool
+IsTotalVariation(IterativeMethod method)
+{
+  return method == IterativeMethod::ASDPOCS || method == IterativeMethod::ADMMTV;
+}
+
+/** Whether `method` works in ordered subsets (--nprojpersubset). */
+inline bool
+MethodHasSubsets(IterativeMethod method)
+{
+  return method == IterativeMethod::SART || method == IterativeMethod::OSEM || method == IterativeMethod::ASDPOCS;
 }
 
 /** Checks --bp (cbct-sart's and cbct-osem's). */
@@ -210,10 +259,13 @@ DescribeBackProjector(const std::string & bp)
   return "adjoint (the forward projector's exact transpose)";
 }
 
-/** "Joseph" or "ray caster, step S mm" / "ray caster, step: smallest voxel spacing (S mm)" for --verbose. */
+/** "Joseph", "emission (...)" or "ray caster, step S mm" / "ray caster, step: smallest voxel spacing
+ * (S mm)" for --verbose. */
 inline std::string
-DescribeProjector(const std::string & fp, double step, double smallestSpacing)
+DescribeProjector(const std::string & fp, double step, double smallestSpacing, const EmissionOptions * emission = nullptr)
 {
+  if (fp == "emission")
+    return "emission (slices parallel to the detector; " + (emission ? DescribeEmission(*emission) : std::string()) + ")";
   if (fp != "raycast")
     return "Joseph";
   std::ostringstream text;
@@ -224,17 +276,23 @@ DescribeProjector(const std::string & fp, double step, double smallestSpacing)
   return text.str();
 }
 
-/** Adds --fp, --step and --hardware to `app`. */
-inline void
-AddProjectorOptions(CLI::App & app, std::string & fp, double & step, std::string & hardware)
+/** Adds --fp, --step and --hardware to `app` (`emission`: --fp offers the emission projector); returns --fp. */
+inline CLI::Option *
+AddProjectorOptions(CLI::App & app, std::string & fp, double & step, std::string & hardware, bool emission = false)
 {
-  app.add_option("-f,--fp", fp, "Forward projector: joseph (Joseph's, bilinear in the slice across the ray) or raycast "
-                                "(trilinear samples every --step mm along the ray); RTK's Joseph and CudaRayCast too")
-    ->capture_default_str();
+  auto * option = app.add_option("-f,--fp", fp,
+                                 std::string("Forward projector: joseph (Joseph's, bilinear in the slice across the ray), raycast "
+                                             "(trilinear samples every --step mm along the ray)") +
+                                   (emission ? ", or emission (slices parallel to the detector, composited with "
+                                               "--attenuation and --psf; the default with either)"
+                                             : "") +
+                                   "; RTK's Joseph and CudaRayCast too")
+                    ->capture_default_str();
   app.add_option("--step", step, "Ray caster's distance between samples along a ray (mm; 0: the smallest voxel "
                                  "spacing); used with --fp raycast")
     ->capture_default_str();
   app.add_option("--hardware", hardware, "cpu or cuda (a CUDA build and device)")->capture_default_str();
+  return option;
 }
 
 /** Adds --bp to `app` (the apps whose method takes another backprojector than the adjoint). */
@@ -257,9 +315,11 @@ AddBackProjectorSlicer(std::map<std::string, SlicerParameter> & slicer)
 
 /** The Slicer descriptions of the options of AddProjectorOptions(). */
 inline void
-AddProjectorSlicer(std::map<std::string, SlicerParameter> & slicer)
+AddProjectorSlicer(std::map<std::string, SlicerParameter> & slicer, bool emission = false)
 {
-  slicer["--fp"] = SlicerIn("Advanced", "string-enumeration", { "joseph", "raycast" });
+  slicer["--fp"] = SlicerIn("Advanced", "string-enumeration",
+                            emission ? std::vector<std::string>{ "joseph", "raycast", "emission" }
+                                     : std::vector<std::string>{ "joseph", "raycast" });
   slicer["--step"] = SlicerRange("Advanced", "0", "100", "0.1");
   slicer["--hardware"] = SlicerIn("Advanced", "string-enumeration", { "cpu", "cuda" });
 }
@@ -275,6 +335,7 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
   if (!o.input.empty())
   {
     CheckReadableFile("--input", o.input, "image file");
+    CheckOutputsAreNotInputs({ { "--output", o.output } }, { { "--input", o.input, true } });
     if (o.grid.ExplicitGrid() || !o.grid.like.empty())
       throw Error("--input and --dimension/--size/--spacing/--origin/--direction/--like: the initial volume defines the "
                   "grid; give one or the other");
@@ -283,20 +344,57 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
     ValidateGrid(o.grid);
   if (o.iterations < 1 || o.iterations > 1000000)
     Bad("--niterations", o.iterations, "an integer >= 1");
-  if (method == IterativeMethod::SART && (!std::isfinite(o.lambda) || !(o.lambda > 0.)))
+  if (!std::isfinite(o.timeLimit) || !(o.timeLimit >= 0.))
+    Bad("--time-limit", o.timeLimit, "a finite number of seconds >= 0 (0: no limit)");
+  if ((method == IterativeMethod::SART || method == IterativeMethod::ASDPOCS) && (!std::isfinite(o.lambda) || !(o.lambda > 0.)))
     Bad("--lambda", o.lambda, "a finite relaxation factor > 0");
+  if (method == IterativeMethod::ASDPOCS)
+  {
+    auto factor = [](const char * option, double value) {
+      if (!std::isfinite(value) || !(value > 0.) || value > 1.)
+        Bad(option, value, "a reduction factor in (0, 1]");
+    };
+    factor("--lambda-red", o.lambdaReduction);
+    factor("--alpha-red", o.alphaReduction);
+    if (!std::isfinite(o.alpha) || !(o.alpha >= 0.))
+      Bad("--alpha", o.alpha, "a finite value >= 0 (the first TV step as a fraction of the first data step)");
+    if (!std::isfinite(o.ratio) || !(o.ratio > 0.))
+      Bad("--ratio", o.ratio, "a finite value > 0 (the largest TV step relative to the data step)");
+    if (o.tvIterations < 0 || o.tvIterations > 100000)
+      Bad("--tviter", o.tvIterations, "an integer >= 0");
+    if (!std::isfinite(o.maxL2Error) || !(o.maxL2Error >= 0.))
+      Bad("--maxl2err", o.maxL2Error, "a finite value >= 0 (0: no residual check)");
+  }
+  if (method == IterativeMethod::ADMMTV)
+  {
+    if (!std::isfinite(o.alpha) || !(o.alpha >= 0.))
+      Bad("--alpha", o.alpha, "a finite regularisation weight >= 0");
+    if (!std::isfinite(o.beta) || !(o.beta > 0.))
+      Bad("--beta", o.beta, "a finite augmented Lagrangian weight > 0");
+    if (o.cgIterations < 1 || o.cgIterations > 100000)
+      Bad("--CGiter", o.cgIterations, "an integer >= 1");
+  }
   if (o.projectionsPerSubset < 0)
     Bad("--nprojpersubset", o.projectionsPerSubset, "an integer >= 0 (0: all projections)");
   o.fp = ProjectorName(o.fp);
-  CheckProjectorAndHardware(o.fp, o.step, o.hardware);
+  CheckProjectorAndHardware(o.fp, o.step, o.hardware, method == IterativeMethod::OSEM);
   if (MethodOffersBackProjector(method))
   {
     o.bp = BackProjectorName(o.bp, o.fp);
     CheckBackProjector(o.bp);
   }
+  if (method == IterativeMethod::OSEM)
+    ParseEmission(o.emission, o.fp, o.fpGiven);
+  if (o.fp == "emission" && BackProjector(o.bp) != cbct::BackProjectorKind::Adjoint)
+    Bad("--bp", Quoted(o.bp), "adjoint with the emission projector (the voxel-based backprojector knows no attenuation or blur)");
+  o.preprocessing.counts = o.fp == "emission"; // integer files of counts are not intensities to convert
   if (!o.gpus.empty() && o.hardware != "cuda")
     Bad("--gpus", Quoted(o.gpus), "--hardware cuda with it");
   o.devices = ParseGpus(o.gpus);
+  if (o.devices.size() > 1 && o.fp != "joseph")
+    Bad("--gpus", Quoted(o.gpus), "one device with --fp " + o.fp + " (only Joseph's projections of slabs add up to the whole volume's)");
+  if (IsTotalVariation(method) && o.devices.size() > 1)
+    Bad("--gpus", Quoted(o.gpus), "one device (the total-variation methods run on one GPU)");
 }
 
 /** Adds the options shared by the iterative apps, and the method's own. */
@@ -315,6 +413,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
                 "Replace the projections' pixel spacing (mm): s or U,V (for formats without it, e.g. TIFF)");
   AddListOption(app, "--new-origin,--neworigin", o.newOrigin,
                 "Replace the projections' origin (mm): U,V, the centre of the first pixel (for formats without it, e.g. TIFF)");
+  AddNonFiniteOption(app, o.replaceNonFinite);
   std::map<std::string, SlicerParameter> slicer;
   AddPreprocessingOptions(app, o.preprocessing, slicer);
   app.add_option("-o,--output", o.output, "Output volume (.mha, .nrrd, .nii, .tif, ...)")->required();
@@ -325,6 +424,9 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   app.add_option("-i,--input", o.input, initial);
   AddGridOptions(app, o.grid, "Volume");
   app.add_option("-n,--niterations", o.iterations, "Number of iterations")->capture_default_str();
+  app.add_option("--time-limit", o.timeLimit, "Stop after the iteration during which this many seconds of reconstruction "
+                                              "have passed (0: no limit; --niterations still caps the iterations)")
+    ->capture_default_str();
   if (method == IterativeMethod::SART)
   {
     app.add_option("-l,--lambda", o.lambda, "Relaxation factor (> 0)")->capture_default_str();
@@ -340,12 +442,40 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
                    "Projections per subset (0: all of them, i.e. MLEM)")
       ->capture_default_str();
   }
-  AddProjectorOptions(app, o.fp, o.step, o.hardware);
+  else if (method == IterativeMethod::ASDPOCS)
+  {
+    o.lambda = 1.;
+    app.add_option("-l,--lambda", o.lambda, "Relaxation factor of the SART passes (> 0)")->capture_default_str();
+    app.add_option("--lambda-red", o.lambdaReduction, "Factor on --lambda after each iteration, in (0, 1]")->capture_default_str();
+    app.add_option("--nprojpersubset", o.projectionsPerSubset,
+                   "Projections per subset of the SART passes: 1 is SART, more OS-SART, 0 all of them (SIRT)")
+      ->capture_default_str();
+    app.add_flag("--no-positivity", o.noPositivity, "Keep negative voxels (by default they are set to 0 after each update)");
+    app.add_option("--alpha", o.alpha, "First TV step as a fraction of the first SART pass's change (L2)")->capture_default_str();
+    app.add_option("--alpha-red", o.alphaReduction, "Factor on the TV step when it outweighs the data step, in (0, 1]")
+      ->capture_default_str();
+    app.add_option("--ratio", o.ratio, "Largest allowed ratio of the TV steps' change to the SART pass's change")->capture_default_str();
+    app.add_option("--tviter", o.tvIterations, "TV steepest-descent steps per iteration")->capture_default_str();
+    app.add_option("--maxl2err", o.maxL2Error, "Data residual |Ax - p| below which the TV step is no longer reduced (0: no "
+                                              "check, and no extra forward projection)")
+      ->capture_default_str();
+  }
+  else if (method == IterativeMethod::ADMMTV)
+  {
+    o.alpha = 0.1;
+    app.add_option("--alpha", o.alpha, "Weight of the total variation: minimises |Ax - p|^2 + alpha TV(x)")->capture_default_str();
+    app.add_option("--beta", o.beta, "Weight of the augmented Lagrangian's constraint g = grad x (> 0)")->capture_default_str();
+    app.add_option("--CGiter,--cgiter", o.cgIterations, "Conjugate gradient steps per iteration")->capture_default_str();
+  }
+  auto * fp = AddProjectorOptions(app, o.fp, o.step, o.hardware, method == IterativeMethod::OSEM);
+  app.callback([&o, fp] { o.fpGiven = fp->count() > 0; });
   app.add_option("--gpus", o.gpus, "CUDA devices (with --hardware cuda): all, or indices such as 0,1 (default: the "
-                                   "first); several share the volume in slabs along y. Under mpirun: each rank takes "
-                                   "one of them, by its rank on the machine");
+                                   "first); several share the volume in slabs along y (Joseph's projector only). Under "
+                                   "mpirun: each rank takes one of them, by its rank on the machine");
   if (MethodOffersBackProjector(method))
     AddBackProjectorOption(app, o.bp);
+  if (method == IterativeMethod::OSEM)
+    AddEmissionOptions(app, o.emission);
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each iteration's time");
   AddCommonOptions(app, o.threads);
   slicer.insert({
@@ -365,20 +495,83 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     { "--like", SlicerIo("image", "input", "Output") },
     { "--direction", SlicerIn("Output", "double-vector") },
     { "--niterations", SlicerRange("Iterations", "1", "1000", "1") },
+    { "--time-limit", SlicerRange("Iterations", "0", "1e6", "1") },
     { "--verbose", SlicerIn("Advanced") },
     { "--gpus", SlicerIn("Advanced") },
   });
-  AddProjectorSlicer(slicer);
+  AddProjectorSlicer(slicer, method == IterativeMethod::OSEM);
   if (MethodOffersBackProjector(method))
     AddBackProjectorSlicer(slicer);
+  if (method == IterativeMethod::OSEM)
+    AddEmissionSlicer(slicer);
   if (method == IterativeMethod::SART)
   {
     slicer["--lambda"] = SlicerRange("Iterations", "0.01", "2", "0.05");
     slicer["--positivity"] = SlicerIn("Iterations");
   }
-  if (method != IterativeMethod::CGLS)
+  if (method == IterativeMethod::ASDPOCS)
+  {
+    slicer["--lambda"] = SlicerRange("Iterations", "0.01", "2", "0.05");
+    slicer["--lambda-red"] = SlicerRange("Iterations", "0.5", "1", "0.01");
+    slicer["--no-positivity"] = SlicerIn("Iterations");
+    slicer["--alpha"] = SlicerRange("Total variation", "0", "1", "0.001");
+    slicer["--alpha-red"] = SlicerRange("Total variation", "0.5", "1", "0.01");
+    slicer["--ratio"] = SlicerRange("Total variation", "0.1", "2", "0.05");
+    slicer["--tviter"] = SlicerRange("Total variation", "0", "200", "1");
+    slicer["--maxl2err"] = SlicerRange("Total variation", "0", "1e9", "1");
+  }
+  if (method == IterativeMethod::ADMMTV)
+  {
+    slicer["--alpha"] = SlicerRange("Total variation", "0", "1e6", "0.1");
+    slicer["--beta"] = SlicerRange("Total variation", "0", "1e6", "1");
+    slicer["--CGiter"] = SlicerRange("Total variation", "1", "100", "1");
+  }
+  if (MethodHasSubsets(method))
     slicer["--nprojpersubset"] = SlicerRange("Iterations", "0", "10000", "1");
   DescribeForSlicer(title, slicer);
+}
+
+/** The large buffers an iterative reconstruction holds at once (a lower bound, from the filters' code):
+ * the projections, the volume in and out, the method's projection- and volume-sized buffers and,
+ * for the exact adjoint on the CPU, one partial volume of doubles per thread. */
+inline MemoryNeed
+IterativeMemoryNeed(const IterativeOptions & o, IterativeMethod method, const ProjectionInputs & inputs)
+{
+  std::uint64_t voxels = 1;
+  if (!o.input.empty())
+    voxels = InspectImage("--input", o.input).Pixels();
+  else
+    for (unsigned int d = 0; d < 3; ++d)
+      voxels *= o.grid.sizes[d];
+  const std::uint64_t projectionPixels = inputs.Pixels();
+  MemoryNeed need;
+  need.Add("projections", inputs.ReadingBytes());
+  need.Add("volume in and out", FloatBytes(voxels, 2));
+  if (o.hardware != "cuda")
+  {
+    const std::uint64_t projectionBuffers = method == IterativeMethod::SART ? 3 : 2;
+    const std::uint64_t volumeBuffers = method == IterativeMethod::SART ? 3 : 2;
+    need.Add("the method's projection buffers", FloatBytes(projectionPixels, projectionBuffers));
+    need.Add("the method's volume buffers", FloatBytes(voxels, volumeBuffers));
+    if (BackProjector(o.bp) == cbct::BackProjectorKind::Adjoint || method == IterativeMethod::CGLS)
+    {
+      std::uint64_t count = 0;
+      for (const auto & c : inputs.contents)
+        count += c.Dimensions().size() > 2 ? c.Dimensions()[2] : 1;
+      const std::uint64_t perSubset = method == IterativeMethod::CGLS || o.projectionsPerSubset == 0
+                                        ? count
+                                        : static_cast<std::uint64_t>(o.projectionsPerSubset);
+      const std::uint64_t threads = itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads();
+      need.Add("the adjoint's partial sums (one volume of doubles per thread)",
+               FloatBytes(voxels, 2 * std::max<std::uint64_t>(1, std::min(perSubset, threads))));
+    }
+  }
+  need.remedy = "give a smaller volume (--dimension, or a coarser --spacing)";
+  if (o.hardware != "cuda")
+    need.remedy += MethodOffersBackProjector(method)
+                     ? ", fewer --threads (each holds a partial volume with --bp adjoint), or --bp voxel"
+                     : " or fewer --threads (each holds a partial volume)";
+  return need;
 }
 
 /** The method's filter (CPU, or CUDA with --hardware cuda) with every option of `o` set but its
@@ -408,15 +601,44 @@ MakeIterativeFilter(const IterativeOptions & o, IterativeMethod method, std::fun
     };
     filter = cgls;
   }
-  else
+  else if (method == IterativeMethod::OSEM)
   {
     auto osem = NewIterativeFilter<cbct::OSEMConeBeamReconstructionFilter<ImageType>, CudaOSEM>(o);
     osem->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
     filter = osem;
   }
+  else if (method == IterativeMethod::ASDPOCS)
+  {
+    auto asd = NewIterativeFilter<cbct::ASDPOCSConeBeamReconstructionFilter<ImageType>, CudaASDPOCS>(o);
+    asd->SetLambda(o.lambda);
+    asd->SetLambdaReduction(o.lambdaReduction);
+    asd->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
+    asd->SetEnforcePositivity(!o.noPositivity);
+    asd->SetAlpha(o.alpha);
+    asd->SetAlphaReduction(o.alphaReduction);
+    asd->SetRatioMax(o.ratio);
+    asd->SetNumberOfTVIterations(static_cast<unsigned int>(o.tvIterations));
+    asd->SetDataTolerance(o.maxL2Error);
+    iterationNote = [p = asd.GetPointer()] {
+      std::ostringstream note;
+      note << ", TV step " << p->GetTVStepSizes().back();
+      return note.str();
+    };
+    filter = asd;
+  }
+  else
+  {
+    auto admm = NewIterativeFilter<cbct::ADMMTotalVariationConeBeamReconstructionFilter<ImageType>, CudaADMMTV>(o);
+    admm->SetAlpha(o.alpha);
+    admm->SetBeta(o.beta);
+    admm->SetNumberOfCGIterations(static_cast<unsigned int>(o.cgIterations));
+    filter = admm;
+  }
   filter->SetForwardProjector(ForwardProjector(o.fp));
-  filter->SetBackProjector(BackProjector(o.bp)); // "adjoint" for CGLS, which offers no --bp
+  filter->SetBackProjector(BackProjector(o.bp)); // "adjoint" for CGLS and ADMM-TV, which offer no --bp
   filter->SetRayCastStep(o.step);
+  filter->SetAttenuationMap(o.emission.mu);
+  filter->SetCollimatorBlur(o.emission.blur);
   filter->SetNumberOfIterations(static_cast<unsigned int>(o.iterations));
 #if CBCT_USE_CUDA
   // --gpus: several share the volume in slabs along y.
@@ -426,6 +648,12 @@ MakeIterativeFilter(const IterativeOptions & o, IterativeMethod method, std::fun
     cuda->SetDevices(o.devices);
   else if (auto * cuda = dynamic_cast<CudaOSEM *>(filter.GetPointer()))
     cuda->SetDevices(o.devices);
+  else if (o.hardware == "cuda" && o.devices.size() == 1)
+  {
+    // The total-variation filters run on the current device (ValidateIterative() allows one).
+    if (cudaSetDevice(o.devices[0]) != cudaSuccess)
+      Bad("--gpus", Quoted(o.gpus), "a CUDA device index of this machine");
+  }
 #endif
   return filter;
 }
@@ -448,13 +676,15 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
               << std::endl
               << name << ": read geometry " << o.geometry << ": " << count << " projections ("
               << FormatSeconds(clock.Seconds()) << ")" << std::endl;
-  if (method != IterativeMethod::CGLS && o.projectionsPerSubset > static_cast<long long>(count))
+  if (MethodHasSubsets(method) && o.projectionsPerSubset > static_cast<long long>(count))
     Bad("--nprojpersubset", o.projectionsPerSubset,
         "at most the number of projections of --geometry (" + std::to_string(count) + "), or 0 for all");
 
   clock.Restart();
-  std::size_t files = 0;
-  ImageType::Pointer projections = LoadProjections<ImageType>(o, files, name, o.verbose ? &std::cout : nullptr);
+  const ProjectionInputs inputs = InspectProjections(o);
+  const std::size_t files = inputs.files.size();
+  CheckMemory("the reconstruction", IterativeMemoryNeed(o, method, inputs));
+  ImageType::Pointer projections = LoadProjections<ImageType>(o, inputs, name, o.verbose ? &std::cout : nullptr);
   const auto psize = projections->GetLargestPossibleRegion().GetSize();
   if (o.verbose)
     std::cout << name << ": read projections: " << psize[0] << " x " << psize[1] << " pixels of "
@@ -464,7 +694,10 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
 
   ImageType::Pointer initial;
   if (!o.input.empty())
+  {
     initial = ReadImage<ImageType>("--input", o.input);
+    CheckFiniteValues("--input", o.input, initial.GetPointer(), "finite values everywhere in the initial volume");
+  }
   else
   {
     auto grid = cbct::ConstantImageSource<ImageType>::New();
@@ -473,12 +706,14 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
     grid->Update();
     initial = grid->GetOutput();
   }
+  ReadAttenuation(o.emission);
   if (o.verbose)
     std::cout << name << ": volume " << DescribeGrid(initial.GetPointer(), "voxels")
               << (o.input.empty() ? "" : ", initial volume " + o.input) << std::endl
               << name << ": projector: "
               << DescribeProjector(o.fp, o.step,
-                                   std::min({ initial->GetSpacing()[0], initial->GetSpacing()[1], initial->GetSpacing()[2] }))
+                                   std::min({ initial->GetSpacing()[0], initial->GetSpacing()[1], initial->GetSpacing()[2] }),
+                                   &o.emission)
               << std::endl;
   if (o.verbose && MethodOffersBackProjector(method))
     std::cout << name << ": backprojector: " << DescribeBackProjector(o.bp) << std::endl;
@@ -505,9 +740,21 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
                 << FormatSeconds(iterationClock.Seconds()) << ")" << iterationNote() << std::endl;
       iterationClock.Restart();
     });
+  // --time-limit: the filters' stop flag, raised after the iteration that reaches the limit.
+  Stopwatch budget;
+  bool timeLimitReached = false;
+  if (o.timeLimit > 0.)
+    filter->AddObserver(itk::IterationEvent(), [&](const itk::EventObject &) {
+      if (budget.Seconds() >= o.timeLimit && filter->GetCurrentIteration() < o.iterations)
+      {
+        timeLimitReached = true;
+        filter->AbortGenerateDataOn();
+      }
+    });
   auto bar = ProgressBar::Attach(filter, name);
   clock.Restart();
   iterationClock.Restart();
+  budget.Restart();
   try
   {
     filter->Update();
@@ -519,7 +766,8 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
     throw Error((what.rfind("initial volume", 0) == 0 ? "--input " + o.input : projectionsOption) + ": " + what);
   }
   if (o.verbose)
-    std::cout << name << ": " << o.iterations << " iterations in " << FormatSeconds(clock.Seconds()) << std::endl;
+    std::cout << name << ": " << filter->GetCurrentIteration() << " iterations in " << FormatSeconds(clock.Seconds())
+              << (timeLimitReached ? " (stopped by --time-limit)" : "") << std::endl;
 
   clock.Restart();
   WriteImage("--output", filter->GetOutput(), o.output);
@@ -547,7 +795,16 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
   ImageType::Pointer whole = ImageType::New(); // the whole volume's grid, without pixels
   ImageType::RegionType slab;
   int status = ranks.Collectively([&] {
+    if (IsTotalVariation(method))
+      throw Error("mpirun: " + app + " runs in one process (its total variation couples the voxels of neighbouring "
+                  "slabs); run it without mpirun, on one GPU with --hardware cuda");
     ValidateIterative(o, method);
+    if (o.fp == "emission")
+      Bad("--fp", Quoted(o.fp) + (o.emission.Given() ? " (from --attenuation or --psf)" : ""),
+          "joseph under mpirun: run emission OSEM as one process (the emission projector lays each view's slices out "
+          "over the volume it holds, so the ranks' slabs do not add up to the whole volume's projection)");
+    if (o.timeLimit > 0.)
+      Bad("--time-limit", o.timeLimit, "0 under mpirun (the ranks would stop after different iterations)");
     if (o.fp != "joseph")
       Bad("--fp", Quoted(o.fp), "joseph under mpirun (the ray caster's samples depend on where a ray enters the "
                                 "volume, so the ranks' slabs do not add up to the whole volume's projection)");
@@ -563,6 +820,7 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
     auto reader = itk::ImageFileReader<ImageType>::New();
     if (!o.input.empty())
     {
+      InspectImage("--input", o.input);
       reader->SetFileName(o.input);
       reader->UpdateOutputInformation();
       whole->CopyInformation(reader->GetOutput());
@@ -586,6 +844,7 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
       reader->GetOutput()->SetRequestedRegion(slab);
       reader->Update();
       itk::ImageAlgorithm::Copy(reader->GetOutput(), initial.GetPointer(), slab, slab);
+      CheckFiniteValues("--input", o.input, initial.GetPointer(), "finite values everywhere in the initial volume");
     }
     if (o.hardware == "cuda")
     {

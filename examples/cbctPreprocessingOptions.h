@@ -2,8 +2,11 @@
 #define cbctPreprocessingOptions_h
 
 // RTK's input-projection preprocessing options (rtkinputprojections_section.ggo), declared once for
-// every app that reads projections (cbct-fdk, cbct-sart, cbct-cgls, cbct-osem), and the one loading
-// path that reads the projections and preprocesses them (cbct::ProjectionPreprocessingFilter).
+// every app that reads projections (cbct-fdk, cbct-sart, cbct-cgls, cbct-osem, cbct-asdpocs,
+// cbct-admmtv), and the one loading path that reads the projections and preprocesses them
+// (cbct::ProjectionPreprocessingFilter). The files are read as everywhere (cbctProjectionFiles.h,
+// cbctProjectionRows.h): inspected before any pixel is read, put on a canonical grid (one process) and
+// checked for NaN and infinities (--replace-nonfinite) before the preprocessing sees them.
 //
 // Projection files that hold integers (8, 16 or 32 bits, as detectors write them) are intensities
 // and are converted to line integrals, ln(I0 - Idark) - ln(I - Idark), unless --nolineint keeps
@@ -44,6 +47,10 @@ struct PreprocessingOptions
   const CLI::Option * i0Option = nullptr;
   const CLI::Option * darkOption = nullptr;
   const CLI::Option * airThresholdOption = nullptr;
+
+  // Set by the app before loading: the projections are emission counts (cbct-osem with the emission
+  // projector), kept as they are whatever the files hold; --i0 and the intensity steps are refused.
+  bool counts = false;
 
   // Parsed by ValidatePreprocessingOptions(); `intensities` is set when the files are known.
   ProjectionPreprocessing settings;
@@ -173,7 +180,8 @@ ValidatePreprocessingOptions(PreprocessingOptions & o)
 }
 
 /** Whether the projection files hold integers (intensities, as detectors write them). Files of
- * both kinds in one series are refused. */
+ * both kinds in one series are refused. The files have been inspected (InspectProjections()): only
+ * their headers are read here. */
 inline bool
 ProjectionFilesHoldIntegers(const std::vector<std::string> & files, const std::string & option)
 {
@@ -203,13 +211,16 @@ SetProjectionKind(PreprocessingOptions & o, bool integerFiles)
 {
   const bool i0Given = o.i0Option && o.i0Option->count() > 0;
   ProjectionPreprocessing & s = o.settings;
-  s.intensities = integerFiles ? !o.noLineIntegral : i0Given;
+  if (o.counts && i0Given)
+    Bad("--i0", o.i0, "no --i0 with the emission projector (its projections are counts, kept as they are)");
+  s.intensities = o.counts ? false : integerFiles ? !o.noLineIntegral : i0Given;
   s.minimumSignal = integerFiles ? 1. : 0.; // one count; floating-point intensities: 1e-6 of I0 - Idark
   if (s.intensities)
     return;
-  const std::string why = integerFiles ? "with --nolineint the projections are kept as they are"
-                                       : "the files hold floating-point values, read as line integrals (give --i0, 0 "
-                                         "to estimate it, to read them as intensities)";
+  const std::string why = o.counts       ? "the emission projector's projections are counts, kept as they are"
+                          : integerFiles ? "with --nolineint the projections are kept as they are"
+                                         : "the files hold floating-point values, read as line integrals (give --i0, 0 "
+                                           "to estimate it, to read them as intensities)";
   if (o.noLineIntegral && i0Given)
     Bad("--i0", o.i0, "no --i0 with --nolineint (no conversion to line integrals)");
   if (o.darkOption && o.darkOption->count() > 0)
@@ -263,16 +274,16 @@ NewPreprocessingFilter(const PreprocessingOptions & o, const PreprocessingImage 
 }
 
 /** Rows [firstRow, firstRow + rowCount) of the preprocessed stack (all of them when rowCount is 0)
- * from `files` whose stack is `raw`: the rows of the files these need are read alone (the
- * steps' own requested regions say which: all of them when a step works on whole projections, I0
- * from the air or the scatter correction), then preprocessed. The result has the preprocessed
+ * whose unprocessed stack has the grid of `raw`: `read(region)` hands over the files' pixels of at
+ * least `region` (the steps' own requested regions say which rows: all of them when a step works on
+ * whole projections, I0 from the air or the scatter correction), read and checked as everywhere
+ * (inspected files, NaN refused or replaced), then preprocessed. The result has the preprocessed
  * stack's largest possible region and the rows asked for as its buffer. With --verbose (`log` not
  * null) says what was done, as "NAME: preprocessing: ...". */
-template <typename TImage, typename TOptions>
+template <typename TImage, typename TOptions, typename TRead>
 typename TImage::Pointer
-LoadPreprocessedRows(const TOptions & o, const std::vector<std::string> & files, const PreprocessingImage * raw,
-                     itk::IndexValueType firstRow, itk::SizeValueType rowCount, const std::string & name,
-                     std::ostream * log)
+PreprocessRows(const TOptions & o, const PreprocessingImage * raw, itk::IndexValueType firstRow,
+               itk::SizeValueType rowCount, const std::string & name, std::ostream * log, const TRead & read)
 {
   const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
   const ProjectionPreprocessing & settings = o.preprocessing.settings;
@@ -288,7 +299,8 @@ LoadPreprocessedRows(const TOptions & o, const std::vector<std::string> & files,
   const auto needed = raw->GetRequestedRegion();
   Stopwatch clock;
   auto source = BufferedImageSource<PreprocessingImage>::New();
-  source->SetImage(ReadProjectionRows<PreprocessingImage>(o, raw, files, needed.GetIndex(1), needed.GetSize(1)));
+  PreprocessingImage::Pointer pixels = read(needed);
+  source->SetImage(pixels);
   filter->SetInput(source->GetOutput());
   filter->GetOutput()->SetRequestedRegion(band);
   try
@@ -322,9 +334,23 @@ LoadPreprocessedRows(const TOptions & o, const std::vector<std::string> & files,
   return AsProjectionImage<TImage>(result);
 }
 
+/** PreprocessRows() from `files` whose stack is `raw` (ProjectionStackInformation()): the rows of the
+ * files the preprocessing needs are read alone (ReadProjectionRows(): inspected files, NaN refused
+ * or replaced), as an MPI rank reads its band. */
+template <typename TImage, typename TOptions>
+typename TImage::Pointer
+LoadPreprocessedRows(const TOptions & o, const std::vector<std::string> & files, const PreprocessingImage * raw,
+                     itk::IndexValueType firstRow, itk::SizeValueType rowCount, const std::string & name,
+                     std::ostream * log)
+{
+  return PreprocessRows<TImage>(o, raw, firstRow, rowCount, name, log, [&](const itk::ImageRegion<3> & needed) {
+    return ReadProjectionRows<PreprocessingImage>(o, raw, files, needed.GetIndex(1), needed.GetSize(1));
+  });
+}
+
 /** The projection stack once preprocessed, without its pixels (cropping and binning change its
- * grid): `files` receive the files, `raw` their stack's grid (ProjectionStackInformation()); reads
- * the headers only. Then LoadProjectionRows() reads rows of it. */
+ * grid): `files` receive the files, `raw` their stack's grid (ProjectionStackInformation(), which
+ * inspects every file first); reads the headers only. Then LoadProjectionRows() reads rows of it. */
 template <typename TImage, typename TOptions>
 typename TImage::Pointer
 PreprocessedStackInformation(TOptions & o, std::vector<std::string> & files, PreprocessingImage::Pointer & raw)
@@ -362,22 +388,31 @@ LoadProjectionRows(const TOptions & o, const std::vector<std::string> & files, c
   return ReadProjectionRows<TImage>(o, information.GetPointer(), files, firstRow, rowCount);
 }
 
-/** The whole projection stack, preprocessed: the loading path of every app in one process. Without
- * preprocessing the files are read straight into TImage (ReadProjections()); with it, through
- * LoadPreprocessedRows() over all rows, as an MPI rank reads its band. */
+/** The whole projection stack, preprocessed: the loading path of every app in one process, from
+ * files already inspected (InspectProjections(), so that the caller can check the memory first).
+ * The files are read as everywhere (ReadProjections(): a canonical grid, NaN refused or replaced):
+ * straight into TImage without preprocessing; with it, into the preprocessing's image type and then
+ * through PreprocessRows() over all rows, as an MPI rank preprocesses its band. */
+template <typename TImage, typename TOptions>
+typename TImage::Pointer
+LoadProjections(TOptions & o, const ProjectionInputs & inputs, const std::string & name, std::ostream * log)
+{
+  SetProjectionKind(o.preprocessing, ProjectionFilesHoldIntegers(inputs.files, inputs.option));
+  if (o.preprocessing.settings.DoesNothing())
+    return ReadProjections<TImage>(o, inputs);
+  const PreprocessingImage::Pointer raw = ReadProjections<PreprocessingImage>(o, inputs);
+  return PreprocessRows<TImage>(o, raw.GetPointer(), 0, 0, name, log,
+                                [&](const itk::ImageRegion<3> &) { return raw; });
+}
+
+/** InspectProjections() and LoadProjections() in one, for callers that check no memory first. */
 template <typename TImage, typename TOptions>
 typename TImage::Pointer
 LoadProjections(TOptions & o, std::size_t & fileCount, const std::string & name, std::ostream * log)
 {
-  const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
-  SetProjectionKind(o.preprocessing, ProjectionFilesHoldIntegers(ProjectionFiles(o), option));
-  if (o.preprocessing.settings.DoesNothing())
-    return ReadProjections<TImage>(o, fileCount);
-  std::vector<std::string> files;
-  PreprocessingImage::Pointer raw;
-  PreprocessedStackInformation<PreprocessingImage>(o, files, raw);
-  fileCount = files.size();
-  return LoadPreprocessedRows<TImage>(o, files, raw, 0, 0, name, log);
+  const ProjectionInputs inputs = InspectProjections(o);
+  fileCount = inputs.files.size();
+  return LoadProjections<TImage>(o, inputs, name, log);
 }
 
 } // namespace cbct::apps

@@ -3,9 +3,17 @@
 
 // Reading a geometry and a projection stack for the reconstruction apps (cbct-fdk, cbct-sart,
 // cbct-cgls, cbct-osem): one file (--projections) or a directory and a regular expression
-// (--path/--regexp), with optional --new-spacing/--new-origin. The options struct TOptions has the
-// fields projections, path, regexp, subMatch, numericSort, projectionSpacing and projectionOrigin.
+// (--path/--regexp), with optional --new-spacing/--new-origin and --replace-nonfinite. The options
+// struct TOptions has the fields geometry, output, projections, path, regexp, subMatch, numericSort,
+// newSpacing, newOrigin, replaceNonFinite (as given) and projectionSpacing, projectionOrigin,
+// nonFiniteReplacement (parsed by ValidateProjectionOptions()).
+//
+// Every projection file is inspected before any pixel is read (InspectProjections(): a file cut
+// short, of another size or not scalar is refused), then read on a canonical grid (a negative
+// spacing or flipped axes are the same detector) and checked for NaN and infinities, which are an
+// error unless --replace-nonfinite VALUE replaces them.
 #include "cbctAppSupport.h"
+#include "cbctMemoryCheck.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileReader.h"
 
 #include <itkImageAlgorithm.h>
@@ -18,6 +26,7 @@ namespace cbct::apps
 inline cbct::ThreeDCircularProjectionGeometry::Pointer
 ReadGeometry(const std::string & path)
 {
+  RememberInput(path);
   auto reader = cbct::ThreeDCircularProjectionGeometryXMLFileReader::New();
   reader->SetFilename(path);
   try
@@ -29,6 +38,24 @@ ReadGeometry(const std::string & path)
     throw Error(std::string("--geometry: ") + e.GetDescription());
   }
   return reader->GetGeometry();
+}
+
+/** The projection files: the one of --projections, or those in --path matching --regexp, sorted. */
+template <typename TOptions>
+std::vector<std::string>
+ProjectionFiles(const TOptions & o)
+{
+  if (!o.projections.empty())
+    return { o.projections };
+  auto names = itk::RegularExpressionSeriesFileNames::New();
+  names->SetDirectory(o.path);
+  names->SetRegularExpression(o.regexp);
+  names->SetSubMatch(static_cast<unsigned int>(o.subMatch));
+  names->SetNumericSort(o.numericSort);
+  const std::vector<std::string> files = names->GetFileNames();
+  if (files.empty())
+    Bad("--regexp", Quoted(o.regexp), "a regular expression matching files in --path " + o.path + " (none matched)");
+  return files;
 }
 
 /** Checks --geometry and the projection options shared by the apps that read projections
@@ -63,41 +90,91 @@ ValidateProjectionOptions(TOptions & o)
     o.projectionSpacing = ParsePositives("--new-spacing", o.newSpacing, 2);
   if (!o.newOrigin.empty())
     o.projectionOrigin = ParsePoint("--new-origin", o.newOrigin, 2);
+  o.nonFiniteReplacement.clear();
+  if (!o.replaceNonFinite.empty())
+    o.nonFiniteReplacement = ParseNumbers("--replace-nonfinite", o.replaceNonFinite, { 1 },
+                                          "a finite value to put in place of NaN and infinities (e.g. 0)");
+  if (!o.nonFiniteReplacement.empty() && !std::isfinite(o.nonFiniteReplacement.front()))
+    Bad("--replace-nonfinite", Quoted(o.replaceNonFinite), "a finite value to put in place of NaN and infinities (e.g. 0)");
+  // The output may be none of the inputs (compared as files, not names): checked before any work.
+  std::vector<InputOption> inputs{ { "--geometry", o.geometry, false } };
+  for (const std::string & file : ProjectionFiles(o))
+    inputs.push_back({ single ? "--projections" : "--path/--regexp", file, true });
+  CheckOutputsAreNotInputs({ { "--output", o.output } }, inputs);
 }
 
-/** The projection files: the one of --projections, or those in --path matching --regexp, sorted. */
-template <typename TOptions>
-std::vector<std::string>
-ProjectionFiles(const TOptions & o)
+/** Adds --replace-nonfinite to `app` (the apps that read projections). */
+inline void
+AddNonFiniteOption(CLI::App & app, std::string & replaceNonFinite)
 {
-  if (!o.projections.empty())
-    return { o.projections };
-  auto names = itk::RegularExpressionSeriesFileNames::New();
-  names->SetDirectory(o.path);
-  names->SetRegularExpression(o.regexp);
-  names->SetSubMatch(static_cast<unsigned int>(o.subMatch));
-  names->SetNumericSort(o.numericSort);
-  const std::vector<std::string> files = names->GetFileNames();
-  if (files.empty())
-    Bad("--regexp", Quoted(o.regexp), "a regular expression matching files in --path " + o.path + " (none matched)");
-  return files;
+  app.add_option("--replace-nonfinite", replaceNonFinite,
+                 "Replace NaN and infinite projection values by this value (by default they are an error)");
+  SlicerModule().parameters["--replace-nonfinite"] = SlicerIn("Input", "string");
+}
+
+/** The projection files and what their headers say, inspected before any pixel is read. */
+struct ProjectionInputs
+{
+  std::string option; // --projections or --path/--regexp
+  std::vector<std::string> files;
+  std::vector<cbct::ImageFileContents> contents; // one per file
+
+  /** Pixels of the stack: the files' pixels together. */
+  std::uint64_t
+  Pixels() const
+  {
+    std::uint64_t pixels = 0;
+    for (const auto & c : contents)
+      pixels += c.Pixels();
+    return pixels;
+  }
+  /** Bytes the reading holds at its peak: the stack of floats, and the files' images beside it
+   * while it is assembled from several files. */
+  std::uint64_t
+  ReadingBytes() const
+  {
+    return FloatBytes(this->Pixels(), files.size() > 1 ? 2 : 1);
+  }
+};
+
+/** Lists and inspects the projection files (InspectImage(): each must be complete, scalar, of at
+ * most 3 dimensions); no pixel is read. */
+template <typename TOptions>
+ProjectionInputs
+InspectProjections(const TOptions & o)
+{
+  ProjectionInputs inputs;
+  inputs.option = o.projections.empty() ? "--path/--regexp" : "--projections";
+  inputs.files = ProjectionFiles(o);
+  for (const std::string & file : inputs.files)
+    inputs.contents.push_back(InspectImage(inputs.option, file));
+  return inputs;
 }
 
 /** Reads the projection files and stacks them along the third axis (a 2D file is one projection, a
  * 3D file as many as its slices). The stack's third axis is the projection index: spacing 1, origin 0.
- * (itk::ImageSeriesReader makes every file one slice, so it cannot stack files of several projections.) */
+ * (itk::ImageSeriesReader makes every file one slice, so it cannot stack files of several projections.)
+ * Each file is put on a canonical grid (cbct::CanonicalGrid) and checked for non-finite values:
+ * an error naming the file, unless --replace-nonfinite gave a value to put in their place. */
 template <typename TImage, typename TOptions>
 typename TImage::Pointer
-ReadProjections(const TOptions & o, std::size_t & fileCount)
+ReadProjections(const TOptions & o, const ProjectionInputs & inputs)
 {
-  const std::vector<std::string> files = ProjectionFiles(o);
-  fileCount = files.size();
-  const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
+  const std::vector<std::string> & files = inputs.files;
+  const std::string & option = inputs.option;
   std::vector<typename TImage::Pointer> images;
   itk::SizeValueType total = 0;
   for (const std::string & file : files)
   {
-    auto image = ReadImage<TImage>(option, file);
+    auto image = ReadImage<TImage>(option, file, ImageRole::ProjectionStack);
+    const NonFiniteValues nonFinite = FindNonFinite(image.GetPointer(), o.nonFiniteReplacement);
+    if (nonFinite.Count() > 0 && o.nonFiniteReplacement.empty())
+      throw Error(option + ": projection file " + file + " holds non-finite values: " +
+                  nonFinite.Describe("pixel (u, v, projection)") +
+                  "; expected finite line integrals (--replace-nonfinite VALUE replaces them)");
+    if (nonFinite.Count() > 0)
+      PrintWarning("--replace-nonfinite: replaced the non-finite values of " + file + " by " + o.replaceNonFinite + ": " +
+                   nonFinite.Describe("pixel (u, v, projection)"));
     const auto & first = images.empty() ? image : images.front();
     const auto size = image->GetLargestPossibleRegion().GetSize();
     const auto firstSize = first->GetLargestPossibleRegion().GetSize();
@@ -166,6 +243,16 @@ ReadProjections(const TOptions & o, std::size_t & fileCount)
     stack->SetRegions(region);
   }
   return stack;
+}
+
+/** InspectProjections() and ReadProjections() in one, for callers that check no memory first. */
+template <typename TImage, typename TOptions>
+typename TImage::Pointer
+ReadProjections(const TOptions & o, std::size_t & fileCount)
+{
+  const ProjectionInputs inputs = InspectProjections(o);
+  fileCount = inputs.files.size();
+  return ReadProjections<TImage>(o, inputs);
 }
 
 } // namespace cbct::apps

@@ -4,7 +4,10 @@
 // Reading only some detector rows of a projection stack (an MPI rank reconstructs a slab of the
 // volume, which projects onto a band of rows): the stack's layout from the files' headers, then the
 // band of rows of every projection through ITK's streaming reader, which reads only those rows where
-// the format allows (MetaImage, NRRD raw) and the whole file, cropped, elsewhere.
+// the format allows (MetaImage, NRRD raw) and the whole file, cropped, elsewhere. The files are
+// inspected first as everywhere (InspectProjections(): a file cut short is an error), the rows read
+// are checked for NaN and infinities (--replace-nonfinite), and, since a band of rows cannot be put on
+// a canonical grid without the whole file, a flipped or negative-spacing detector is refused here.
 #include "cbctProjectionFiles.h"
 
 #include <itkImageFileReader.h>
@@ -14,12 +17,14 @@ namespace cbct::apps
 
 /** The projection stack the files of --projections or --path/--regexp make, without its pixels:
  * largest possible region, spacing and origin (with --new-spacing/--new-origin), direction; the
- * third axis indexes projections (spacing 1, origin 0). Reads the headers only. */
+ * third axis indexes projections (spacing 1, origin 0). Reads the headers only. Refuses a detector
+ * whose spacing is negative or whose direction is not the identity (ReadProjections() would turn it
+ * onto a canonical grid; a band of rows read alone cannot be). */
 template <typename TImage, typename TOptions>
 typename TImage::Pointer
 ProjectionStackInformation(const TOptions & o, std::vector<std::string> & files)
 {
-  files = ProjectionFiles(o);
+  files = InspectProjections(o).files;
   const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
   typename TImage::Pointer stack = TImage::New();
   itk::SizeValueType total = 0;
@@ -37,6 +42,14 @@ ProjectionStackInformation(const TOptions & o, std::vector<std::string> & files)
     }
     const TImage * image = reader->GetOutput();
     const auto size = image->GetLargestPossibleRegion().GetSize();
+    typename TImage::DirectionType identity;
+    identity.SetIdentity();
+    for (unsigned int d = 0; d < 2; ++d)
+      if (!(image->GetSpacing()[d] > 0.) || image->GetDirection() != identity)
+        throw Error(option + ": projection file " + file +
+                    " has a negative spacing or a direction other than the identity; expected, under mpirun, a "
+                    "detector stored with positive spacing along its u and v axes (without mpirun such a file is "
+                    "read on a canonical grid)");
     if (total == 0)
     {
       stack->CopyInformation(image);
@@ -112,6 +125,14 @@ ReadProjectionRows(const TOptions & o, const TImage * information, const std::ve
     auto to = rows;
     to.SetIndex(2, next);
     to.SetSize(2, fileRegion.GetSize(2));
+    const NonFiniteValues nonFinite = FindNonFinite(reader->GetOutput(), o.nonFiniteReplacement);
+    if (nonFinite.Count() > 0 && o.nonFiniteReplacement.empty())
+      throw Error(option + ": projection file " + file + " holds non-finite values: " +
+                  nonFinite.Describe("pixel (u, v, projection)") +
+                  "; expected finite line integrals (--replace-nonfinite VALUE replaces them)");
+    if (nonFinite.Count() > 0)
+      PrintWarning("--replace-nonfinite: replaced the non-finite values of " + file + " by " + o.replaceNonFinite + ": " +
+                   nonFinite.Describe("pixel (u, v, projection)"));
     itk::ImageAlgorithm::Copy(reader->GetOutput(), stack.GetPointer(), band, to);
     next += static_cast<itk::IndexValueType>(fileRegion.GetSize(2));
   }

@@ -85,7 +85,8 @@ WriteProfile(const Options & o, const ImageType * image, const ImageType * refer
   ImageType::IndexType start = whole.GetIndex();
   for (unsigned int d = 1; d < 3; ++d)
     start[d] = std::clamp(index[d], whole.GetIndex(d), whole.GetIndex(d) + static_cast<itk::IndexValueType>(whole.GetSize(d)) - 1);
-  std::ofstream out(o.profile);
+  WriteAtomically("--profile", o.profile, [&](const std::string & temporary) {
+  std::ofstream out(temporary);
   if (!out)
     throw Error("--profile " + o.profile + ": could not write the file");
   ImageType::PointType first;
@@ -101,8 +102,10 @@ WriteProfile(const Options & o, const ImageType * image, const ImageType * refer
     image->TransformIndexToPhysicalPoint(at, p);
     out << p[0] << "," << image->GetPixel(at) << "," << reference->GetPixel(at) << "\n";
   }
+  out.close();
   if (!out)
     throw Error("--profile " + o.profile + ": could not write the file");
+  });
 }
 
 int
@@ -119,12 +122,15 @@ CompareToPhantom(const Options & o)
     Bad("--peak", o.peak, "a value > 0");
   if (!o.reference.empty())
     CheckReadableFile("--reference", o.reference, "image file");
+  CheckOutputsAreNotInputs({ { "--profile", o.profile } },
+                           { { "--input", o.input, true }, { "--reference", o.reference, true }, { "--phantom", o.phantom, false } });
   auto phantom = MakePhantom("--phantom", o.phantom, o.phantomScale);
   CheckFinite("--phantom-density", o.phantomDensity, "a finite factor");
   phantom->ScaleDensities(o.phantomDensity);
   if (!std::isfinite(o.fieldOfView) || o.fieldOfView < 0.)
     Bad("--fov-radius", o.fieldOfView, "a radius > 0 in mm, or 0 for the whole grid");
   auto image = ReadImage<ImageType>("--input", o.input);
+  CheckFiniteValues("--input", o.input, image.GetPointer(), "finite values everywhere (a NaN makes every error measure NaN)");
 
   ImageType::Pointer given;
   if (!o.reference.empty())

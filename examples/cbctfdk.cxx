@@ -46,6 +46,7 @@ struct Options
   int subMatch = 0;
   std::string newSpacing;
   std::string newOrigin;
+  std::string replaceNonFinite;
   std::string output;
   GridOptions<3> grid;
   PreprocessingOptions preprocessing;
@@ -67,6 +68,7 @@ struct Options
   std::vector<int> devices; // --gpus; empty: the first device
   std::vector<double> projectionSpacing; // empty: keep the files'
   std::vector<double> projectionOrigin;  // empty: keep the files'
+  std::vector<double> nonFiniteReplacement; // empty: non-finite values are an error
   cbct::RampWindow rampWindow = cbct::RampWindow::RamLak;
 };
 
@@ -195,8 +197,25 @@ Reconstruct(Options & o)
               << " projections (" << FormatSeconds(geometrySeconds) << ")" << std::endl;
 
   clock.Restart();
-  std::size_t files = 0;
-  typename TImage::Pointer projections = LoadProjections<TImage>(o, files, "cbct-fdk", o.verbose ? &std::cout : nullptr);
+  const ProjectionInputs inputs = InspectProjections(o);
+  const std::size_t files = inputs.files.size();
+  {
+    // What the run holds at once (a lower bound: the FDK filters' projection buffers, which depend
+    // on the rows each slab needs, and the preprocessed stack beside the files' one, come on top),
+    // before anything is allocated.
+    std::uint64_t voxels = 1;
+    for (unsigned int d = 0; d < 3; ++d)
+      voxels *= o.grid.sizes[d];
+    const auto slabs = static_cast<std::uint64_t>(o.divisions);
+    MemoryNeed need;
+    need.Add("projections", inputs.ReadingBytes());
+    need.Add("volume", FloatBytes(voxels));
+    need.Add("slab buffers", FloatBytes((voxels * 2 + slabs - 1) / slabs));
+    need.remedy = "give a smaller volume (--dimension, or a coarser --spacing) or more --divisions (the slab buffers "
+                  "shrink with them)";
+    CheckMemory("the reconstruction", need);
+  }
+  typename TImage::Pointer projections = LoadProjections<TImage>(o, inputs, "cbct-fdk", o.verbose ? &std::cout : nullptr);
   const double readSeconds = clock.Seconds();
   const auto psize = projections->GetLargestPossibleRegion().GetSize();
   if (o.verbose)
@@ -447,6 +466,7 @@ main(int argc, char ** argv)
                 "Replace the projections' pixel spacing (mm): s or U,V (for formats without it, e.g. TIFF)");
   AddListOption(app, "--new-origin,--neworigin", o.newOrigin,
                 "Replace the projections' origin (mm): U,V, the centre of the first pixel (for formats without it, e.g. TIFF)");
+  AddNonFiniteOption(app, o.replaceNonFinite);
   std::map<std::string, SlicerParameter> slicer;
   AddPreprocessingOptions(app, o.preprocessing, slicer);
   app.add_option("-o,--output", o.output, "Output volume (.mha, .nrrd, .nii, .tif, ...)")->required();

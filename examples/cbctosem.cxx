@@ -1,5 +1,6 @@
 // cbct-osem: OSEM and MLEM reconstruction with Joseph's projector pair (or the voxel-based
-// backprojector: --bp voxel), in the spirit of RTK's rtkosem.
+// backprojector: --bp voxel), or of emission data (SPECT) with the emission projector and its
+// attenuation and collimator models (--attenuation, --psf), in the spirit of RTK's rtkosem.
 #include "cbctIterativeApp.h"
 
 int
@@ -12,6 +13,9 @@ main(int argc, char ** argv)
                        "Joseph's forward projector (or the ray caster: --fp raycast) and its exact adjoint (or the voxel-based "
                        "backprojector, as RTK and TIGRE: --bp voxel). Projections must be non-negative; the "
                        "initial volume (--input) positive everywhere, by default 1. Projections are line integrals; "
-                       "the volume is attenuation per mm.",
+                       "the volume is attenuation per mm. Emission (SPECT, parallel beam: geometry with "
+                       "SourceToDetectorDistance 0): --attenuation MU and --psf SIGMA0,SLOPE model the attenuation and "
+                       "the collimator blur with the emission projector (--fp emission), each subset's sensitivity "
+                       "through the same model; projections are counts, the volume activity per mm^3.",
                        "CBCT OSEM Reconstruction");
 }

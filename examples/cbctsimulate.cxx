@@ -1,9 +1,22 @@
-// cbct-simulate: a circular cone-beam scan geometry and the exact projections of a phantom.
+// cbct-simulate: a circular cone-beam or parallel scan geometry and the exact projections of a
+// phantom, or (--emission) the emission projections (SPECT) of an activity phantom through an
+// attenuation phantom with the collimator blur and Poisson noise.
 #include "cbctAppSupport.h"
+#include "cbctConfiguration.h"
+#include "cbctConstantImageSource.h"
+#include "cbctEmissionApp.h"
+#include "cbctEmissionForwardProjectionImageFilter.h"
+#include "cbctIterativeApp.h" // CheckProjectorAndHardware()
+#include "cbctMemoryCheck.h"
 #include "cbctPhantomProjectionSource.h"
+#include "cbctPhantomVolumeSource.h"
+#include "cbctPoissonNoiseImageFilter.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
 #include "cbctLineIntegralToIntensityImageFilter.h"
+#if CBCT_USE_CUDA
+#  include "cbctCudaEmissionForwardProjectionImageFilter.h"
+#endif
 
 #include <itkImage.h>
 
@@ -32,11 +45,69 @@ struct Options
   double phantomDensity = 1.;
   double i0 = 0.;
   double dark = 0.;
-  bool poisson = false;
-  unsigned long long seed = 0;
   int threads = 0;
   bool verbose = false;
+  // --emission
+  bool emission = false;
+  std::string muPhantom;
+  std::string muOutput;
+  std::string psf;
+  // --poisson: noise on the readings (--i0) or counts (--emission)
+  bool poisson = false;
+  long long seed = 1;
+  std::string volumeDimension;
+  std::string volumeSpacing;
+  std::string hardware = "cpu";
 };
+
+/** The emission mode's voxel grid: --volume-spacing (default: the smallest detector pixel) and
+ * --volume-dimension (default: the detector's width along x and z, its height along y), centred. */
+ImageType::Pointer
+EmissionGrid(const Options & o, const std::vector<unsigned int> & detector, const std::vector<double> & pixel)
+{
+  std::vector<double> spacing = o.volumeSpacing.empty() ? std::vector<double>(3, std::min(pixel[0], pixel[1]))
+                                                        : ParsePositives("--volume-spacing", o.volumeSpacing, 3);
+  std::vector<unsigned int> size;
+  if (o.volumeDimension.empty())
+  {
+    const double extent[3] = { detector[0] * pixel[0], detector[1] * pixel[1], detector[0] * pixel[0] };
+    for (unsigned int d = 0; d < 3; ++d)
+      size.push_back(static_cast<unsigned int>(std::max(1., std::ceil(extent[d] / spacing[d] - 1e-9))));
+  }
+  else
+    size = ParseSizes("--volume-dimension", o.volumeDimension, 3);
+  auto grid = cbct::ConstantImageSource<ImageType>::New();
+  ImageType::SizeType s;
+  ImageType::SpacingType sp;
+  ImageType::PointType origin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    s[d] = size[d];
+    sp[d] = spacing[d];
+    origin[d] = -0.5 * (size[d] - 1.) * spacing[d];
+  }
+  grid->SetSize(s);
+  grid->SetSpacing(sp);
+  grid->SetOrigin(origin);
+  grid->Update();
+  return grid->GetOutput();
+}
+
+/** `phantom` voxelized on `grid` (2 x 2 x 2 samples per voxel). */
+ImageType::Pointer
+Voxelize(const cbct::GeometricPhantom * phantom, const ImageType * grid)
+{
+  auto source = cbct::PhantomVolumeSource<ImageType>::New();
+  source->SetSize(grid->GetLargestPossibleRegion().GetSize());
+  source->SetSpacing(grid->GetSpacing());
+  source->SetOrigin(grid->GetOrigin());
+  source->SetPhantom(phantom);
+  source->SetSupersampling(2);
+  source->Update();
+  ImageType::Pointer image = source->GetOutput();
+  image->DisconnectPipeline();
+  return image;
+}
 
 int
 Simulate(const Options & o)
@@ -49,8 +120,9 @@ Simulate(const Options & o)
   CheckFinite("--first-angle", o.firstAngle, "an angle in degrees");
   if (!std::isfinite(o.arc) || !(o.arc > 0.) || o.arc > 360.)
     Bad("--arc", o.arc, "an angle in degrees in (0, 360]");
-  CheckPositive("--sid", o.sid, "a source-to-isocenter distance > 0 in mm");
-  CheckPositive("--sdd", o.sdd, "a source-to-detector distance > 0 in mm");
+  CheckPositive("--sid", o.sid, "a source-to-isocenter distance > 0 in mm (parallel beam: the detector's distance from the axis)");
+  if (!std::isfinite(o.sdd) || !(o.sdd >= 0.))
+    Bad("--sdd", o.sdd, "a source-to-detector distance > 0 in mm, or 0 for parallel beam");
   CheckFinite("--proj-offset-x", o.offsetX, "a detector offset in mm");
   CheckFinite("--proj-offset-y", o.offsetY, "a detector offset in mm");
   CheckFinite("--source-offset-x", o.sourceOffsetX, "a source offset in mm");
@@ -59,6 +131,7 @@ Simulate(const Options & o)
   const auto spacing = ParsePositives("--detector-spacing", o.detectorSpacing, 2);
   CheckOutputDirectory("--geometry", o.geometry);
   CheckImageOutput("--output", o.output);
+  CheckOutputsAreNotInputs({ { "--geometry", o.geometry }, { "--output", o.output } }, { { "--phantom", o.phantom, false } });
   auto phantom = MakePhantom("--phantom", o.phantom, o.phantomScale);
   CheckFinite("--phantom-density", o.phantomDensity, "a finite factor");
   phantom->ScaleDensities(o.phantomDensity);
@@ -66,8 +139,58 @@ Simulate(const Options & o)
     Bad("--i0", o.i0, "an intensity through air from 1 to 65535 (16-bit readings), or 0 for line integrals");
   if (!std::isfinite(o.dark) || o.dark < 0. || (o.i0 > 0. && !(o.dark < o.i0)))
     Bad("--idark", o.dark, "an intensity >= 0 below --i0");
-  if (o.i0 == 0. && (o.dark != 0. || o.poisson))
-    throw Error(std::string(o.poisson ? "--poisson" : "--idark") + ": simulates detector readings; give --i0 too");
+  if (o.emission && (o.i0 > 0. || o.dark != 0.))
+    throw Error(std::string(o.i0 > 0. ? "--i0" : "--idark") + ": simulates X-ray detector readings; --emission simulates "
+                "counts (give one or the other)");
+  if (!o.emission && o.i0 == 0. && o.dark != 0.)
+    throw Error("--idark: simulates detector readings; give --i0 too");
+  if (!o.emission && o.i0 == 0. && o.poisson)
+    throw Error("--poisson: simulates noisy detector readings or emission counts; give --i0 or --emission too");
+  if (o.seed < 0 || o.seed > 0xffffffffll)
+    Bad("--seed", o.seed, "an integer from 0 to 4294967295");
+  cbct::GeometricPhantom::Pointer muPhantom;
+  cbct::CollimatorBlur blur;
+  if (!o.emission && (!o.muPhantom.empty() || !o.muOutput.empty() || !o.psf.empty() || !o.volumeDimension.empty() ||
+                      !o.volumeSpacing.empty()))
+    throw Error("--mu-phantom, --mu-output, --psf, --volume-dimension and --volume-spacing simulate emission data: "
+                "give --emission");
+  if (!o.muOutput.empty())
+  {
+    if (o.muPhantom.empty())
+      throw Error("--mu-output " + o.muOutput + ": needs --mu-phantom (the attenuation map it writes)");
+    CheckImageOutput("--mu-output", o.muOutput);
+  }
+  ImageType::Pointer emissionGrid, mu;
+  if (o.emission)
+  {
+    if (!o.muPhantom.empty())
+      muPhantom = MakePhantom("--mu-phantom", o.muPhantom, o.phantomScale);
+    if (!o.psf.empty())
+      blur = ParsePsf("--psf", o.psf);
+    // The attenuation map is voxelized and checked before any output is written.
+    emissionGrid = EmissionGrid(o, size, spacing);
+    if (muPhantom)
+    {
+      mu = Voxelize(muPhantom, emissionGrid);
+      try
+      {
+        cbct::EmissionLattice::CheckAttenuation(mu);
+      }
+      catch (const itk::ExceptionObject & e)
+      {
+        throw Error("--mu-phantom " + o.muPhantom + ": " + WithoutItkPrefix(e.GetDescription()));
+      }
+    }
+  }
+  CheckProjectorAndHardware("joseph", 0., o.hardware);
+  if (!o.emission && o.hardware != "cpu")
+    throw Error("--hardware " + o.hardware + ": only --emission runs on the GPU (exact projections are computed on the CPU)");
+  {
+    MemoryNeed need;
+    need.Add("projections", FloatBytes(std::uint64_t(size[0]) * size[1] * static_cast<std::uint64_t>(o.projections)));
+    need.remedy = "give fewer projections (--nproj) or a smaller detector (--detector-size)";
+    CheckMemory("the simulation", need);
+  }
 
   // Projection k at first + k * arc / nproj, as RTK's rtksimulatedgeometry.
   auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
@@ -78,16 +201,24 @@ Simulate(const Options & o)
   auto geometryWriter = cbct::ThreeDCircularProjectionGeometryXMLFileWriter::New();
   geometryWriter->SetFilename(o.geometry);
   geometryWriter->SetObject(geometry);
-  geometryWriter->WriteFile();
+  geometryWriter->SetProtectedFiles(InputFiles());
+  try
+  {
+    geometryWriter->WriteFile(); // beside its place, renamed into place when complete
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("--geometry " + o.geometry + ": could not write the file (" + WithoutItkPrefix(e.GetDescription()) + ")");
+  }
   if (o.verbose)
-    std::cout << "cbct-simulate: geometry: " << count << " projections from " << o.firstAngle << " deg over " << o.arc
+    std::cout << "cbct-simulate: geometry: " << count << (o.sdd == 0. ? " parallel" : "") << " projections from "
+              << o.firstAngle << " deg over " << o.arc
               << " deg, SID " << o.sid << " mm, SDD " << o.sdd << " mm, detector offset (" << o.offsetX << ", "
               << o.offsetY << ") mm, source offset (" << o.sourceOffsetX << ", " << o.sourceOffsetY << ") mm -> "
               << o.geometry << std::endl;
 
   // The detector grid: u, v centred on the detector's origin (offsets are in the geometry), one
   // slice per projection.
-  auto source = cbct::PhantomProjectionSource<ImageType>::New();
   ImageType::SizeType imageSize{ { size[0], size[1], count } };
   ImageType::SpacingType imageSpacing;
   imageSpacing[0] = spacing[0];
@@ -97,25 +228,94 @@ Simulate(const Options & o)
   origin[0] = -0.5 * (size[0] - 1.) * spacing[0];
   origin[1] = -0.5 * (size[1] - 1.) * spacing[1];
   origin[2] = 0.;
-  source->SetSize(imageSize);
-  source->SetSpacing(imageSpacing);
-  source->SetOrigin(origin);
-  source->SetGeometry(geometry);
-  source->SetPhantom(phantom);
-  auto bar = ProgressBar::Attach(source, "projecting");
+  std::ostringstream what;
+  if (o.phantom == "shepplogan")
+    what << "Shepp-Logan, scale " << o.phantomScale << " mm";
+  else
+    what << o.phantom;
   Stopwatch clock;
-  source->Update();
-  const double projectSeconds = clock.Seconds();
-  if (o.verbose)
+  ImageType::Pointer projections;
+  if (!o.emission)
   {
-    std::ostringstream what;
-    if (o.phantom == "shepplogan")
-      what << "Shepp-Logan, scale " << o.phantomScale << " mm";
+    auto source = cbct::PhantomProjectionSource<ImageType>::New();
+    source->SetSize(imageSize);
+    source->SetSpacing(imageSpacing);
+    source->SetOrigin(origin);
+    source->SetGeometry(geometry);
+    source->SetPhantom(phantom);
+    auto bar = ProgressBar::Attach(source, "projecting");
+    source->Update();
+    projections = source->GetOutput();
+    if (o.verbose)
+      std::cout << "cbct-simulate: projected " << phantom->GetEllipsoids().size() << " ellipsoids (" << what.str()
+                << ") onto " << size[0] << " x " << size[1] << " pixels of " << spacing[0] << " x " << spacing[1]
+                << " mm x " << count << " projections (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
+  }
+  else
+  {
+    const ImageType * grid = emissionGrid.GetPointer();
+    auto activity = Voxelize(phantom, grid);
+    if (mu && !o.muOutput.empty())
+      WriteImage("--mu-output", mu.GetPointer(), o.muOutput);
+    const auto g = grid->GetLargestPossibleRegion().GetSize();
+    if (o.verbose)
+      std::cout << "cbct-simulate: emission: activity " << what.str() << ", attenuation "
+                << (muPhantom ? o.muPhantom : std::string("none")) << ", voxelized on " << g[0] << " x " << g[1] << " x "
+                << g[2] << " voxels of " << grid->GetSpacing()[0] << " x " << grid->GetSpacing()[1] << " x "
+                << grid->GetSpacing()[2] << " mm (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
+    clock.Restart();
+    auto detector = cbct::ConstantImageSource<ImageType>::New();
+    detector->SetSize(imageSize);
+    detector->SetSpacing(imageSpacing);
+    detector->SetOrigin(origin);
+    // The CUDA twin derives from ForwardProjectionImageFilter (with the emission projector chosen).
+    cbct::ForwardProjectionImageFilter<ImageType>::Pointer forward;
+#if CBCT_USE_CUDA
+    if (o.hardware == "cuda")
+      forward = cbct::CudaEmissionForwardProjectionImageFilter<ImageType>::New().GetPointer();
     else
-      what << o.phantom;
-    std::cout << "cbct-simulate: projected " << phantom->GetEllipsoids().size() << " ellipsoids (" << what.str()
-              << ") onto " << size[0] << " x " << size[1] << " pixels of " << spacing[0] << " x " << spacing[1]
-              << " mm x " << count << " projections (" << FormatSeconds(projectSeconds) << ")" << std::endl;
+#endif
+      forward = cbct::EmissionForwardProjectionImageFilter<ImageType>::New();
+    forward->SetInput(0, detector->GetOutput());
+    forward->SetVolume(activity);
+    forward->SetAttenuationMap(mu);
+    forward->SetCollimatorBlur(blur);
+    forward->SetGeometry(geometry);
+    auto bar = ProgressBar::Attach(forward, "projecting");
+    forward->Update();
+    projections = forward->GetOutput();
+    if (o.verbose)
+      std::cout << "cbct-simulate: emission projections onto " << size[0] << " x " << size[1] << " pixels of " << spacing[0]
+                << " x " << spacing[1] << " mm x " << count << " projections, "
+                << (blur.IsOn() ? "collimator blur sigma(d) = " + std::to_string(blur.sigma0) + " + " +
+                                    std::to_string(blur.slope) + " d mm"
+                                : std::string("no collimator blur"))
+                << ", " << (o.hardware == "cuda" ? "CUDA" : "CPU") << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
+    if (o.poisson)
+    {
+      clock.Restart();
+      auto noise = cbct::PoissonNoiseImageFilter<ImageType>::New();
+      noise->SetInput(projections);
+      noise->SetSeed(static_cast<std::uint64_t>(o.seed));
+      try
+      {
+        noise->Update();
+      }
+      catch (const itk::ExceptionObject & e)
+      {
+        throw Error("--phantom " + o.phantom + ": " + WithoutItkPrefix(e.GetDescription()) + " (activity must be >= 0)");
+      }
+      projections = noise->GetOutput();
+      if (o.verbose)
+      {
+        double total = 0.;
+        const float * p = projections->GetBufferPointer();
+        for (std::size_t i = 0; i < projections->GetBufferedRegion().GetNumberOfPixels(); ++i)
+          total += p[i];
+        std::cout << "cbct-simulate: Poisson noise, seed " << o.seed << ": " << total << " counts in all ("
+                  << FormatSeconds(clock.Seconds()) << ")" << std::endl;
+      }
+    }
   }
   clock.Restart();
   if (o.i0 > 0.)
@@ -123,11 +323,11 @@ Simulate(const Options & o)
     // Detector readings in 16 bits: (I0 - Idark) exp(-p) + Idark, Poisson draws with --poisson.
     using CountImage = itk::Image<unsigned short, 3>;
     auto readings = cbct::LineIntegralToIntensityImageFilter<ImageType, CountImage>::New();
-    readings->SetInput(source->GetOutput());
+    readings->SetInput(projections);
     readings->SetI0(o.i0);
     readings->SetIDark(o.dark);
     readings->SetPoissonNoise(o.poisson);
-    readings->SetSeed(o.seed);
+    readings->SetSeed(static_cast<std::uint64_t>(o.seed));
     readings->Update();
     if (o.verbose)
       std::cout << "cbct-simulate: detector readings in 16 bits, I0 " << o.i0 << ", Idark " << o.dark
@@ -135,7 +335,7 @@ Simulate(const Options & o)
     WriteImage("--output", readings->GetOutput(), o.output);
   }
   else
-    WriteImage("--output", source->GetOutput(), o.output);
+    WriteImage("--output", projections.GetPointer(), o.output);
   if (o.verbose)
   {
     std::cout << "cbct-simulate: wrote " << o.output << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
@@ -149,10 +349,15 @@ int
 main(int argc, char ** argv)
 {
   Options o;
-  CLI::App app{ "Makes a circular cone-beam scan geometry (RTK XML) and the exact line integrals of a phantom "
-                "(ray-ellipsoid intersection) for every projection.\n"
+  CLI::App app{ "Makes a circular cone-beam (or, with --sdd 0, parallel) scan geometry (RTK XML) and the exact line "
+                "integrals of a phantom (ray-ellipsoid intersection) for every projection.\n"
                 "Projection k is taken at gantry angle first-angle + k * arc / nproj. The projection stack has "
-                "U x V x nproj pixels of spacing (s, s, 1) with u and v centred on the detector's origin.",
+                "U x V x nproj pixels of spacing (s, s, 1) with u and v centred on the detector's origin. --i0 writes "
+                "16-bit detector readings instead of line integrals (--idark, --poisson noise with --seed).\n"
+                "--emission simulates SPECT instead: --phantom is the activity (per mm^3) and --mu-phantom the "
+                "attenuation (mu per mm), both voxelized on --volume-dimension x --volume-spacing (2 x 2 x 2 samples "
+                "per voxel) and projected with the emission projector (attenuation, --psf collimator blur), then "
+                "--poisson draws counts (the projections are the expected counts) with --seed.",
                 "cbct-simulate" };
   app.add_option("-g,--geometry", o.geometry, "Output geometry file (RTK ThreeDCircularGeometry XML)")->required();
   app.add_option("-o,--output", o.output, "Output projections (.mha, .nrrd, .nii, .tif, ...)")->required();
@@ -160,7 +365,9 @@ main(int argc, char ** argv)
   app.add_option("--first-angle", o.firstAngle, "Gantry angle of the first projection (degrees)")->capture_default_str();
   app.add_option("--arc", o.arc, "Angular arc covered by the projections (degrees, (0, 360])")->capture_default_str();
   app.add_option("--sid", o.sid, "Source-to-isocenter distance (mm)")->capture_default_str();
-  app.add_option("--sdd", o.sdd, "Source-to-detector distance (mm)")->capture_default_str();
+  app.add_option("--sdd", o.sdd, "Source-to-detector distance (mm); 0: parallel beam (RTK's convention; then --sid is the "
+                                 "detector's distance from the rotation axis, SPECT's radius of rotation)")
+    ->capture_default_str();
   app.add_option("--proj-offset-x", o.offsetX, "Detector offset along u (mm)")->capture_default_str();
   app.add_option("--proj-offset-y", o.offsetY, "Detector offset along v (mm)")->capture_default_str();
   app.add_option("--source-offset-x", o.sourceOffsetX, "Source offset along u (mm, RTK's SourceOffsetX)")
@@ -179,8 +386,22 @@ main(int argc, char ** argv)
                                "(0: line integrals)")
     ->capture_default_str();
   app.add_option("--idark", o.dark, "Intensity with the beam off, added to the readings (with --i0)")->capture_default_str();
-  app.add_flag("--poisson", o.poisson, "Poisson noise on the readings (with --i0)");
-  app.add_option("--seed", o.seed, "Seed of the noise (the same seed gives the same readings)")->capture_default_str();
+    app.add_flag("--emission", o.emission, "Emission projections (SPECT) of the activity --phantom through --mu-phantom");
+  app.add_option("--mu-phantom", o.muPhantom, "With --emission: the attenuation phantom, an ellipsoid file of mu per mm "
+                                              "(or 'shepplogan'); none: no attenuation");
+  app.add_option("--mu-output", o.muOutput, "With --mu-phantom: write the voxelized attenuation map (for cbct-osem "
+                                            "--attenuation)");
+  app.add_option("--psf", o.psf, "With --emission: collimator blur SIGMA0,SLOPE, a Gaussian of sigma(d) = SIGMA0 + SLOPE d "
+                                 "mm for activity d mm from the detector");
+  app.add_flag("--poisson", o.poisson, "Poisson noise: on the readings (with --i0), or counts drawn around the expected "
+                                       "counts (with --emission)");
+  app.add_option("--seed", o.seed, "Seed of --poisson (the same seed gives the same readings or counts on any machine)")
+    ->capture_default_str();
+  app.add_option("--volume-dimension", o.volumeDimension, "With --emission: voxels of the grid the phantoms are voxelized "
+                                                          "on, N or X,Y,Z (default: covering the detector)");
+  app.add_option("--volume-spacing", o.volumeSpacing, "With --emission: voxel size of that grid (mm), s or X,Y,Z (default: "
+                                                      "the smallest detector pixel)");
+  app.add_option("--hardware", o.hardware, "With --emission: cpu or cuda (a CUDA build and device)")->capture_default_str();
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and how long it takes");
   AddCommonOptions(app, o.threads);
   DescribeForSlicer("CBCT Simulate Projections", {
@@ -202,8 +423,15 @@ main(int argc, char ** argv)
     { "--phantom-density", SlicerRange("Phantom", "-1000", "1000", "0.01") },
     { "--i0", SlicerRange("Readings", "0", "65535", "1") },
     { "--idark", SlicerRange("Readings", "0", "65535", "1") },
-    { "--poisson", SlicerIn("Readings") },
-    { "--seed", SlicerRange("Readings", "0", "1000000000", "1") },
+    { "--emission", SlicerIn("Emission") },
+    { "--mu-phantom", SlicerIn("Emission") },
+    { "--mu-output", SlicerIo("image", "output", "Emission") },
+    { "--psf", SlicerIn("Emission", "double-vector") },
+    { "--poisson", SlicerIn("Emission") },
+    { "--seed", SlicerRange("Emission", "0", "4294967295", "1") },
+    { "--volume-dimension", SlicerIn("Emission", "integer-vector") },
+    { "--volume-spacing", SlicerIn("Emission", "double-vector") },
+    { "--hardware", SlicerIn("Advanced", "string-enumeration", { "cpu", "cuda" }) },
     { "--verbose", SlicerIn("Advanced") },
   });
   return Run(app, argc, argv, [&] { return Simulate(o); });

@@ -57,6 +57,7 @@ int
 Slices(Options o)
 {
   CheckImageOutput("--output", o.output);
+  CheckOutputsAreNotInputs({ { "--output", o.output } }, { { "--input", o.input, true } });
   if (o.gap < 0 || o.gap > 1000)
     Bad("--gap", o.gap, "an integer from 0 to 1000 (pixels)");
   if (o.zoom < 1 || o.zoom > 16)

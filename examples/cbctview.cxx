@@ -198,7 +198,9 @@ View(const Options & o)
     throw Error(std::string(o.screenshot.empty() ? "no display" : "--screenshot") +
                 ": this VTK renders through X and DISPLAY is not set (run under xvfb-run for offscreen pictures)");
 
-  auto image = ReadImage<ImageType>("--input", o.input);
+  if (!o.screenshot.empty())
+    CheckOutputsAreNotInputs({ { "--screenshot", o.screenshot } }, { { "--input", o.input, true } });
+  auto image = ReadImage<ImageType>("--input", o.input, o.stack ? ImageRole::ProjectionStack : ImageRole::Volume);
   const auto region = image->GetBufferedRegion();
   int dims[3];
   for (unsigned int d = 0; d < 3; ++d)
@@ -311,12 +313,14 @@ View(const Options & o)
     grab->SetInputBufferTypeToRGB();
     grab->ReadFrontBufferOff();
     grab->Update();
-    vtkNew<vtkPNGWriter> writer;
-    writer->SetFileName(o.screenshot.c_str());
-    writer->SetInputConnection(grab->GetOutputPort());
-    writer->Write();
-    if (writer->GetErrorCode() != 0)
-      throw Error("--screenshot " + o.screenshot + ": could not write the picture");
+    WriteAtomically("--screenshot", o.screenshot, [&](const std::string & temporary) {
+      vtkNew<vtkPNGWriter> writer;
+      writer->SetFileName(temporary.c_str());
+      writer->SetInputConnection(grab->GetOutputPort());
+      writer->Write();
+      if (writer->GetErrorCode() != 0)
+        throw Error("--screenshot " + o.screenshot + ": could not write the picture");
+    });
     std::cout << "wrote " << o.screenshot << " (" << size[0] << " x " << size[1] << ", window " << window << ", level "
               << level << ")" << std::endl;
     return 0;

@@ -56,6 +56,7 @@ protected:
     TImage * output = this->GetOutput();
     output->SetBufferedRegion(output->GetRequestedRegion());
     output->Allocate(); // the initial volume is uploaded below, not copied on the host
+    this->CheckSlabSharing(this->GetDevices().size() > 1);
     this->RunOnDevices(this->GetSlabReduction(), this->GetInput(0), output,
                        [this](const TImage * initial, TImage * volume, SlabReduction * reduction, bool leader) {
                          this->Iterate(initial, volume, reduction, leader);
@@ -70,7 +71,8 @@ protected:
   {
     const TImage * projections = this->GetInput(1);
     std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
-      this->GetForwardProjector(), this->GetBackProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry());
+      this->GetForwardProjector(), this->GetBackProjector(), this->RayCastStepFor(output), output, projections, this->GetGeometry(),
+      this->GetAttenuationMap(), this->GetCollimatorBlur());
     if (reduction)
       A.reset(new CudaSlabReducingOperator(std::move(A), reduction));
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();

@@ -39,7 +39,8 @@ namespace cbct
  * depend on the devices or the pieces, bit for bit.
  *
  * Images are CudaImages; their host buffers are page-locked (portable, for every device) once. A
- * constant initial volume (a ConstantImageSource) is filled on the device instead of uploaded.
+ * constant initial volume (a ConstantImageSource) is filled on the device instead of uploaded, and
+ * the source is asked for one voxel only: the host then holds one volume (the output), not two.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
@@ -81,6 +82,10 @@ protected:
   CudaFDKConeBeamReconstructionFilter();
   ~CudaFDKConeBeamReconstructionFilter() override = default;
 
+  /** The superclass's regions, except a constant initial volume's: one voxel of it (its value is
+   * all the filter reads). */
+  void
+  GenerateInputRequestedRegion() override;
   void
   GenerateData() override;
 

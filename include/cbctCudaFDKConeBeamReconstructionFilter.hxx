@@ -128,6 +128,22 @@ CudaFDKConeBeamReconstructionFilter<TImage>::ReconstructShare(int device, const 
 
 template <typename TImage>
 void
+CudaFDKConeBeamReconstructionFilter<TImage>::GenerateInputRequestedRegion()
+{
+  Superclass::GenerateInputRequestedRegion();
+  auto * volume = const_cast<TImage *>(this->GetInput(0));
+  if (dynamic_cast<const ConstantImageSource<TImage> *>(volume->GetSource().GetPointer()))
+  {
+    // GenerateData fills the constant on the device: a 2048^3 volume must not be filled (32 GB)
+    // on the host as well.
+    typename TImage::RegionType one = this->GetOutput()->GetRequestedRegion();
+    one.SetSize(TImage::RegionType::SizeType::Filled(1));
+    volume->SetRequestedRegion(one);
+  }
+}
+
+template <typename TImage>
+void
 CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
 {
   this->AllocateOutputs();

@@ -41,7 +41,8 @@ protected:
     output->SetBufferedRegion(output->GetRequestedRegion());
     output->Allocate(); // input 0 is uploaded below, not copied on the host
     const std::unique_ptr<CudaProjectorOperator> A = MakeCudaProjectorOperator(
-      this->GetForwardProjector(), BackProjectorKind::Adjoint, this->RayCastStepFor(volume), volume, base, this->GetGeometry());
+      this->GetForwardProjector(), BackProjectorKind::Adjoint, this->RayCastStepFor(volume), volume, base, this->GetGeometry(),
+      this->GetAttenuationMap(), this->GetCollimatorBlur());
     const unsigned int count = this->GetGeometry()->GetNumberOfProjections();
     const std::size_t voxels = A->Voxels(), pixels = A->PixelsPerProjection() * count;
     CudaDeviceBuffer<float> x(voxels), sum(pixels), projected(pixels);

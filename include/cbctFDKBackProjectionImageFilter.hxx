@@ -79,6 +79,7 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::VerifyPreconditions() I
   Superclass::VerifyPreconditions();
   if (m_Geometry.IsNull())
     ThrowBadParameter("FDKBackProjectionImageFilter geometry", "none", "a ThreeDCircularProjectionGeometry");
+  m_Geometry->RequireConeBeam("FDK");
 }
 
 template <typename TInputImage, typename TOutputImage>

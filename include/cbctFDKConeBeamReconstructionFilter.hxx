@@ -102,6 +102,7 @@ FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::GenerateOutputInform
 {
   if (m_Geometry.IsNull())
     ThrowBadParameter("FDKConeBeamReconstructionFilter geometry", "none", "a ThreeDCircularProjectionGeometry (SetGeometry)");
+  m_Geometry->RequireConeBeam("FDK");
   this->WireStages();
   // The displaced-detector decision needs the field of view this volume asks for.
   m_WeightFilter->SetFieldOfViewRadius(DisplacedDetectorCoverage::ReconstructedRadius(this->GetInput(0)));

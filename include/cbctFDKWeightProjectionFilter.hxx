@@ -29,6 +29,7 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::VerifyPreconditions() ITKv
   Superclass::VerifyPreconditions();
   if (m_Geometry.IsNull())
     ThrowBadParameter("FDKWeightProjectionFilter geometry", "none", "a ThreeDCircularProjectionGeometry");
+  m_Geometry->RequireConeBeam("FDK");
 }
 
 template <typename TInputImage, typename TOutputImage>

@@ -73,9 +73,10 @@ public:
   }
 
   /** Integral of the density along the half-line from `source` in direction `direction` (any
-   * length; the result is per mm of path). Exact: ray-ellipsoid intersection. */
+   * length; the result is per mm of path), or along the whole line through `source` when
+   * `wholeLine` (parallel beam). Exact: ray-ellipsoid intersection. */
   double
-  LineIntegral(const std::array<double, 3> & source, const std::array<double, 3> & direction) const;
+  LineIntegral(const std::array<double, 3> & source, const std::array<double, 3> & direction, bool wholeLine = false) const;
 
   /** Sum of the densities of the ellipsoids containing `point`. */
   double

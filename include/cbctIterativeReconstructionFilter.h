@@ -42,7 +42,7 @@ public:
   }
 
   /** The sums shared with the other participants holding slabs of the volume (see above); not
-   * owned; null (the default): the filter has the whole volume. Joseph's projector only. */
+   * owned; null (the default): the filter has the whole volume. Joseph's projector only (CheckSlabSharing()). */
   void
   SetSlabReduction(SlabReduction * reduction)
   {
@@ -70,11 +70,23 @@ protected:
     Superclass::VerifyPreconditions();
     if (m_NumberOfIterations < 1)
       ThrowBadParameter("number of iterations", m_NumberOfIterations, "at least 1");
-    if (m_SlabReduction && this->GetForwardProjector() != ForwardProjectorKind::Joseph)
-      ThrowBadParameter("forward projector of a reconstruction shared among GPUs or MPI ranks",
-                        ToString(this->GetForwardProjector()),
-                        "joseph (the ray caster's samples depend on where the ray enters the volume, so the slabs' "
-                        "projections do not add up to the whole volume's)");
+    this->CheckSlabSharing(m_SlabReduction != nullptr);
+  }
+
+  /** When the reconstruction is `shared` among slabs (an MPI job's ranks, several GPUs), refuses a
+   * projector whose slabs' projections do not add up to the whole volume's. */
+  void
+  CheckSlabSharing(bool shared) const
+  {
+    if (!shared || this->GetForwardProjector() == ForwardProjectorKind::Joseph)
+      return;
+    ThrowBadParameter("forward projector of a reconstruction shared among GPUs or MPI ranks",
+                      ToString(this->GetForwardProjector()),
+                      this->GetForwardProjector() == ForwardProjectorKind::RayCast
+                        ? "joseph (the ray caster's samples depend on where the ray enters the volume, so the slabs' "
+                          "projections do not add up to the whole volume's)"
+                        : "joseph, or one process and one GPU (the emission projector lays each view's slices out over the volume "
+                          "it holds, so the slabs' projections do not add up to the whole volume's)");
   }
 
   /** MakeOperator(), summed over the participants' slabs through `reduction` (if any). */

@@ -49,44 +49,49 @@ public:
     m_ToIndex = vnl_matrix_inverse<double>(toWorld.as_ref()).as_matrix();
     for (unsigned int d = 0; d < 3; ++d)
       m_Origin[d] = volume->GetOrigin()[d];
-    const auto & m = geometry->GetMatrix(k);
-    vnl_matrix_fixed<double, 3, 3> left;
-    for (unsigned int r = 0; r < 3; ++r)
-      for (unsigned int c = 0; c < 3; ++c)
-        left(r, c) = m(r, c);
-    m_Inverse = vnl_matrix_inverse<double>(left.as_ref()).as_matrix();
-    const auto s = geometry->GetSourcePosition(k);
+    // Joseph walks the volume's index space (a slab as the whole volume does): the rays in the index
+    // coordinates of the volume's index space, and where the voxels in memory start.
+    if (geometry->IsParallel(k))
+      this->ParallelRays(geometry, k);
+    else
+      this->ConeRays(geometry, k);
     for (unsigned int d = 0; d < 3; ++d)
-      m_Source[d] = s[d];
-    m_Sdd = geometry->GetSourceToDetectorDistance(k);
-    // Joseph walks the volume's index space (a slab as the whole volume does): the source in the
-    // index coordinates of the volume's index space, and where the voxels in memory start.
-    this->RayParameters(m_Ray.q0, m_Ray.toIndex, m_Ray.toWorld, false);
-    for (unsigned int d = 0; d < 3; ++d)
+    {
       m_Ray.start[d] = static_cast<int>(start[d]);
-    for (unsigned int d = 0; d < 3; ++d)
       m_SizeInt[d] = static_cast<int>(m_Size[d]);
+    }
   }
 
-  /** The ray through pixel (i, j) in closed form: the source in voxel index coordinates `q0`
-   * (counted from the first voxel in memory, as the ray caster wants, or with `fromFirstVoxel` false
-   * in the volume's index space, as Ray() holds Joseph's), and 3x3 matrices (row major) taking (i, j, 1) to the ray's direction in voxel
-   * index coordinates (`toIndex`) and in world mm (`toWorld`), as Visit() computes them. */
+  /** The projection's rays with q0 counted from the first voxel in memory (as the ray caster wants)
+   * rather than in the volume's index space (as Ray() holds Joseph's); start is then zero. */
+  JosephRay
+  RayFromFirstVoxel() const
+  {
+    JosephRay ray = m_Ray;
+    for (unsigned int d = 0; d < 3; ++d)
+    {
+      ray.q0[d] -= m_Start[d];
+      ray.start[d] = 0;
+    }
+    return ray;
+  }
+
+  /** The ray through pixel (i, j) in closed form, cone beam: the source in voxel index coordinates
+   * `q0` (counted from the first voxel in memory, or with `fromFirstVoxel` false in the volume's index
+   * space), and 3x3 matrices (row major) taking (i, j, 1) to the ray's direction in voxel index
+   * coordinates (`toIndex`) and in world mm (`toWorld`). A parallel beam's rays need Ray() (each
+   * pixel has its own origin there). */
   void
   RayParameters(double q0[3], double toIndex[9], double toWorld[9], bool fromFirstVoxel = true) const
   {
-    const auto & d = m_Detector.IndexToPhysical();
+    const JosephRay ray = fromFirstVoxel ? this->RayFromFirstVoxel() : m_Ray;
     for (unsigned int r = 0; r < 3; ++r)
+      q0[r] = ray.q0[r];
+    for (unsigned int e = 0; e < 9; ++e)
     {
-      q0[r] = fromFirstVoxel ? -m_Start[r] : 0.;
-      for (unsigned int c = 0; c < 3; ++c)
-        q0[r] += m_ToIndex(r, c) * (m_Source[c] - m_Origin[c]);
-      for (unsigned int c = 0; c < 3; ++c)
-        toWorld[r * 3 + c] = -m_Sdd * (m_Inverse(r, 0) * d(0, c) + m_Inverse(r, 1) * d(1, c) + m_Inverse(r, 2) * d(2, c));
+      toIndex[e] = ray.toIndex[e];
+      toWorld[e] = ray.toWorld[e];
     }
-    for (unsigned int r = 0; r < 3; ++r)
-      for (unsigned int c = 0; c < 3; ++c)
-        toIndex[r * 3 + c] = m_ToIndex(r, 0) * toWorld[c] + m_ToIndex(r, 1) * toWorld[3 + c] + m_ToIndex(r, 2) * toWorld[6 + c];
   }
 
   /** The projection's rays in the form JosephVisit() walks them. */
@@ -106,14 +111,77 @@ public:
   }
 
 private:
+  /** Cone beam: every ray from the source S through the detector point of pixel (i, j),
+   * X - S = -SDD M3^-1 (u, v, 1) (see the geometry's header). */
+  void
+  ConeRays(const ThreeDCircularProjectionGeometry * geometry, unsigned int k)
+  {
+    const auto & m = geometry->GetMatrix(k);
+    vnl_matrix_fixed<double, 3, 3> left;
+    for (unsigned int r = 0; r < 3; ++r)
+      for (unsigned int c = 0; c < 3; ++c)
+        left(r, c) = m(r, c);
+    const vnl_matrix_fixed<double, 3, 3> inverse = vnl_matrix_inverse<double>(left.as_ref()).as_matrix();
+    const auto s = geometry->GetSourcePosition(k);
+    const double sdd = geometry->GetSourceToDetectorDistance(k);
+    const auto & d = m_Detector.IndexToPhysical();
+    for (unsigned int r = 0; r < 3; ++r)
+    {
+      m_Ray.q0[r] = 0.;
+      for (unsigned int c = 0; c < 3; ++c)
+        m_Ray.q0[r] += m_ToIndex(r, c) * (s[c] - m_Origin[c]);
+      for (unsigned int c = 0; c < 3; ++c)
+        m_Ray.toWorld[r * 3 + c] = -sdd * (inverse(r, 0) * d(0, c) + inverse(r, 1) * d(1, c) + inverse(r, 2) * d(2, c));
+    }
+    this->DirectionToIndex();
+  }
+
+  /** Parallel beam: the ray of pixel (i, j) passes its detector point, along the geometry's ray
+   * direction; that point is affine in (i, j). */
+  void
+  ParallelRays(const ThreeDCircularProjectionGeometry * geometry, unsigned int k)
+  {
+    auto toIndex = [&](const ThreeDCircularProjectionGeometry::PointType & p, double q[3]) {
+      for (unsigned int r = 0; r < 3; ++r)
+      {
+        q[r] = 0.;
+        for (unsigned int c = 0; c < 3; ++c)
+          q[r] += m_ToIndex(r, c) * (p[c] - m_Origin[c]);
+      }
+    };
+    auto point = [&](double i, double j) { return geometry->GetDetectorPoint(k, m_Detector.U(i, j), m_Detector.V(i, j)); };
+    double q10[3], q01[3];
+    toIndex(point(0., 0.), m_Ray.q0);
+    toIndex(point(1., 0.), q10);
+    toIndex(point(0., 1.), q01);
+    const auto direction = geometry->GetRayDirection(k);
+    for (unsigned int r = 0; r < 3; ++r)
+    {
+      m_Ray.originStep[r] = q10[r] - m_Ray.q0[r];
+      m_Ray.originStep[3 + r] = q01[r] - m_Ray.q0[r];
+      m_Ray.toWorld[r * 3 + 0] = 0.;
+      m_Ray.toWorld[r * 3 + 1] = 0.;
+      m_Ray.toWorld[r * 3 + 2] = direction[r];
+    }
+    m_Ray.parallel = 1;
+    this->DirectionToIndex();
+  }
+
+  /** toIndex = ToIndex * toWorld: the direction in voxel index coordinates. */
+  void
+  DirectionToIndex()
+  {
+    for (unsigned int r = 0; r < 3; ++r)
+      for (unsigned int c = 0; c < 3; ++c)
+        m_Ray.toIndex[r * 3 + c] =
+          m_ToIndex(r, 0) * m_Ray.toWorld[c] + m_ToIndex(r, 1) * m_Ray.toWorld[3 + c] + m_ToIndex(r, 2) * m_Ray.toWorld[6 + c];
+  }
+
   DetectorCoordinates m_Detector;
   long m_Size[3];
   double m_Start[3];
   double m_Origin[3];
-  double m_Source[3];
-  double m_Sdd;
   vnl_matrix_fixed<double, 3, 3> m_ToIndex;
-  vnl_matrix_fixed<double, 3, 3> m_Inverse;
   JosephRay m_Ray;
   int m_SizeInt[3];
 };

@@ -20,9 +20,10 @@ namespace cbct
  * each chunk it broadcasts the z-range, copies its own part and receives the others' parts straight
  * into place (one MPI_Recv per rank, with a strided datatype). Formats whose ImageIO streams its
  * writing (MetaImage .mha/.mhd, NRRD) keep rank 0 at its slab plus one chunk; for the others ITK asks
- * for the whole volume at once, and rank 0 holds it while writing. The file is written under a
- * temporary name in a hidden directory beside it and renamed into place when complete, so a failed
- * or killed job never leaves a partial file under the output's name.
+ * for the whole volume at once, and rank 0 holds it while writing. The file is written beside its
+ * place and renamed into place once complete and inspected (cbct::AtomicOutput,
+ * cbct::ImageFileContents), so a failed or killed job never leaves a partial file under the
+ * output's name.
  *
  * Collective over `communicator`; every rank passes its slab: an image whose largest possible region
  * is the whole volume and whose buffered region is its slab (the slabs, in rank order, cover y

@@ -55,19 +55,23 @@ PhantomProjectionSource<TOutputImage>::DynamicThreadedGenerateData(const OutputI
   std::array<double, 3> source{};
   vnl_matrix_fixed<double, 3, 3> inverse;
   double sdd = 0.;
+  bool parallel = false;
+  unsigned int k = 0;
   while (!it.IsAtEnd())
   {
     const auto index = it.GetIndex();
     if (index[2] != currentSlice)
     {
       currentSlice = index[2];
-      const auto k = static_cast<unsigned int>(currentSlice - firstProjection);
+      k = static_cast<unsigned int>(currentSlice - firstProjection);
+      parallel = m_Geometry->IsParallel(k);
       const auto & m = m_Geometry->GetMatrix(k);
       vnl_matrix_fixed<double, 3, 3> left;
       for (unsigned int r = 0; r < 3; ++r)
         for (unsigned int c = 0; c < 3; ++c)
           left(r, c) = m(r, c);
-      inverse = vnl_matrix_inverse<double>(left.as_ref()).as_matrix();
+      if (!parallel)
+        inverse = vnl_matrix_inverse<double>(left.as_ref()).as_matrix();
       const auto s = m_Geometry->GetSourcePosition(k);
       source = { { s[0], s[1], s[2] } };
       sdd = m_Geometry->GetSourceToDetectorDistance(k);
@@ -77,12 +81,24 @@ PhantomProjectionSource<TOutputImage>::DynamicThreadedGenerateData(const OutputI
       const auto pixel = it.GetIndex();
       const double u = detector.U(pixel[0], pixel[1]);
       const double v = detector.V(pixel[0], pixel[1]);
-      // Detector point X satisfies M X + t = w (u, v, 1) with w = -SDD (see the geometry's header),
-      // hence X - S = -SDD * M^-1 (u, v, 1).
-      std::array<double, 3> direction;
-      for (unsigned int r = 0; r < 3; ++r)
-        direction[r] = -sdd * (inverse(r, 0) * u + inverse(r, 1) * v + inverse(r, 2));
-      it.Set(static_cast<typename TOutputImage::PixelType>(m_Phantom->LineIntegral(source, direction)));
+      double integral = 0.;
+      if (parallel)
+      {
+        // The whole line through the pixel's detector point along the rays.
+        const auto point = m_Geometry->GetDetectorPoint(k, u, v);
+        const auto along = m_Geometry->GetRayDirection(k);
+        integral = m_Phantom->LineIntegral({ { point[0], point[1], point[2] } }, { { along[0], along[1], along[2] } }, true);
+      }
+      else
+      {
+        // Detector point X satisfies M X + t = w (u, v, 1) with w = -SDD (see the geometry's header),
+        // hence X - S = -SDD * M^-1 (u, v, 1).
+        std::array<double, 3> direction;
+        for (unsigned int r = 0; r < 3; ++r)
+          direction[r] = -sdd * (inverse(r, 0) * u + inverse(r, 1) * v + inverse(r, 2));
+        integral = m_Phantom->LineIntegral(source, direction);
+      }
+      it.Set(static_cast<typename TOutputImage::PixelType>(integral));
       ++it;
     }
     progress.Completed(region.GetSize(0));

@@ -12,14 +12,15 @@ namespace cbct
 enum class ForwardProjectorKind
 {
   Joseph,  ///< bilinear in the slice plane, exact along the ray's dominant axis
-  RayCast  ///< trilinear samples at a fixed step along the ray (the GPU's 3D texture unit)
+  RayCast, ///< trilinear samples at a fixed step along the ray (the GPU's 3D texture unit)
+  Emission ///< slices parallel to the detector composited with attenuation and collimator blur (EmissionOperator)
 };
 
-/** "joseph" or "raycast" (as the apps' --fp option spells them). */
+/** "joseph", "raycast" or "emission" (as the apps' --fp option spells them). */
 inline std::string
 ToString(ForwardProjectorKind kind)
 {
-  return kind == ForwardProjectorKind::Joseph ? "joseph" : "raycast";
+  return kind == ForwardProjectorKind::Joseph ? "joseph" : (kind == ForwardProjectorKind::RayCast ? "raycast" : "emission");
 }
 
 /** The backprojector an iterative method pairs with its forward projector. */

@@ -24,18 +24,21 @@ public:
                    unsigned int k, double stepMm)
     : m_Step(static_cast<float>(stepMm))
   {
-    double q0[3], toIndex[9], toWorld[9];
-    JosephProjector(volume, projections, geometry, k).RayParameters(q0, toIndex, toWorld);
+    // The ray caster counts voxels from the first one in memory.
+    const JosephRay ray = JosephProjector(volume, projections, geometry, k).RayFromFirstVoxel();
     for (int d = 0; d < 3; ++d)
     {
-      m_Ray.q0[d] = static_cast<float>(q0[d]);
+      m_Ray.q0[d] = static_cast<float>(ray.q0[d]);
       m_Size[d] = static_cast<int>(volume->GetLargestPossibleRegion().GetSize(d));
     }
     for (int e = 0; e < 9; ++e)
     {
-      m_Ray.toIndex[e] = static_cast<float>(toIndex[e]);
-      m_Ray.toWorld[e] = static_cast<float>(toWorld[e]);
+      m_Ray.toIndex[e] = static_cast<float>(ray.toIndex[e]);
+      m_Ray.toWorld[e] = static_cast<float>(ray.toWorld[e]);
     }
+    for (int e = 0; e < 6; ++e)
+      m_Ray.originStep[e] = static_cast<float>(ray.originStep[e]);
+    m_Ray.parallel = ray.parallel;
   }
 
   const RayCastRay &

@@ -7,7 +7,9 @@
 #include <itkObject.h>
 #include <itkObjectFactory.h>
 #include <itkPoint.h>
+#include <itkVector.h>
 
+#include <string>
 #include <vector>
 
 namespace cbct
@@ -41,9 +43,20 @@ namespace cbct
  * determinant), and the quantities FDK needs (source position, distances, principal point, gantry
  * angle) are derived from it.
  *
+ * Parallel beam follows RTK's convention: a projection whose SourceToDetectorDistance is 0 is
+ * parallel. Its rays run along -Rz (Rz the rotated z axis, pointing from the rotation axis towards
+ * the source's side), and its matrix is M = T(sx-px, sy-py) * P * T(-sx, -sy, 0) * R with
+ * P = [[1,0,0,0],[0,1,0,0],[0,0,0,1]]: u and v are the rotated x and y less the detector offsets (the
+ * source offsets cancel) and the homogeneous coordinate is 1 everywhere. The source is at infinity;
+ * GetSourcePosition() gives RTK's point at SID on the source's side and, as in RTK's SPECT projector,
+ * the detector plane lies at SID on the other side of the rotation axis (SPECT's radius of rotation:
+ * the distance the collimator blur grows with). A geometry is all parallel or all cone beam. A
+ * parallel projection is given by RTK parameters; a bare matrix must be projective (cone beam).
+ *
  * Angles are given in degrees to AddProjection() and stored in radians, wrapped to [0, 2*pi).
- * Every input is checked: a non-finite value, a distance <= 0 or a singular matrix throws an
- * itk::ExceptionObject naming the parameter and the value.
+ * Every input is checked: a non-finite value, a SID <= 0, a SDD < 0, a singular matrix, or parallel
+ * and cone-beam projections in one geometry throw an itk::ExceptionObject naming the parameter and
+ * the value.
  *
  * \ingroup ConeBeamCT
  */
@@ -62,6 +75,7 @@ public:
 
   using MatrixType = itk::Matrix<double, 3, 4>;
   using PointType = itk::Point<double, 3>;
+  using VectorType = itk::Vector<double, 3>;
 
   /** RTK's nine parameters of one projection; angles in radians, distances in mm. */
   struct Parameters
@@ -120,9 +134,29 @@ public:
   const Parameters &
   GetParameters(unsigned int k) const;
 
-  /** Source position in world coordinates (mm). */
+  /** Whether projection k is parallel beam (SourceToDetectorDistance 0; then every projection is). */
+  bool
+  IsParallel(unsigned int k) const;
+
+  /** Throws, naming `method`, when the geometry is parallel beam: for methods written for diverging
+   * rays only (FDK). */
+  void
+  RequireConeBeam(const std::string & method) const;
+
+  /** Source position in world coordinates (mm); for a parallel projection RTK's point at SID on the
+   * source's side of the rotation axis (the source itself is at infinity). */
   PointType
   GetSourcePosition(unsigned int k) const;
+
+  /** Unit vector along which the rays of projection k travel: from the source towards the detector
+   * along the principal ray (cone beam), or the direction of every ray (parallel beam). */
+  VectorType
+  GetRayDirection(unsigned int k) const;
+
+  /** The world point (mm) of detector coordinates (u, v) (mm) of projection k, on the detector plane:
+   * at SDD from the source (cone beam), or at SID beyond the rotation axis (parallel beam). */
+  PointType
+  GetDetectorPoint(unsigned int k, double u, double v) const;
 
   /** Gantry angle in radians in [0, 2pi): given, or for a matrix the source's azimuth about y. */
   double
@@ -143,7 +177,7 @@ public:
   double
   GetSourceToIsocenterDistance(unsigned int k) const;
 
-  /** Distance from the source to the detector plane (mm). */
+  /** Distance from the source to the detector plane (mm); 0 for a parallel projection. */
   double
   GetSourceToDetectorDistance(unsigned int k) const;
 
@@ -186,9 +220,11 @@ private:
   struct Projection
   {
     bool hasParameters = false;
+    bool parallel = false;
     Parameters parameters;
     MatrixType matrix;
     PointType source;
+    VectorType direction; // unit: along the rays (parallel) or the principal ray (cone beam)
     double gantryAngle = 0.;
     double azimuth = 0.;
     double sid = 0.;
@@ -204,9 +240,13 @@ private:
   std::vector<double>
   Azimuths() const;
 
-  /** Fills the derived quantities from the (normalised) matrix. */
+  /** Fills the derived quantities from the (normalised) matrix of a cone-beam projection. */
   static void
   DeriveFromMatrix(Projection & projection);
+
+  /** Fills the derived quantities of a parallel projection from its parameters and matrix. */
+  static void
+  DeriveParallel(Projection & projection);
 
   std::vector<Projection> m_Projections;
 };

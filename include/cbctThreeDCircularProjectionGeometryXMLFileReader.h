@@ -20,8 +20,11 @@ namespace cbct
  * <Projection> with a <Matrix> and no source-to-isocenter and source-to-detector distances (the form
  * our writer uses for projections added as bare matrices) becomes a matrix projection.
  *
- * Errors name the file, the element and the value: malformed XML, a wrong root element or version,
- * a value that is not a number, a matrix inconsistent with its parameters, a cylindrical detector.
+ * Errors name the file, the element and the value: malformed XML (with its line and column), a
+ * wrong root element or version, a value that is not a number, a matrix inconsistent with its
+ * parameters, a cylindrical detector. The file is parsed with expat directly (not ITK 5.2's
+ * XMLReaderBase::parse(), which leaks on malformed files and throws through expat's C frames);
+ * it is fuzzed (test/fuzz).
  *
  * \code
  * auto reader = cbct::ThreeDCircularProjectionGeometryXMLFileReader::New();
@@ -57,10 +60,7 @@ public:
     return m_Geometry;
   }
 
-protected:
-  ThreeDCircularProjectionGeometryXMLFileReader() = default;
-  ~ThreeDCircularProjectionGeometryXMLFileReader() override = default;
-
+  /** expat's handlers (public for the parser's C callbacks; not for callers). */
   void
   StartElement(const char * name, const char ** atts) override;
   void
@@ -68,7 +68,15 @@ protected:
   void
   CharacterDataHandler(const char * inData, int inLength) override;
 
+protected:
+  ThreeDCircularProjectionGeometryXMLFileReader() = default;
+  ~ThreeDCircularProjectionGeometryXMLFileReader() override = default;
+
 private:
+  /** Parses m_Filename with expat, calling the handlers above; throws on malformed XML. */
+  void
+  ParseFile();
+
   /** The text of the element being closed as a number; throws naming the element otherwise. */
   double
   ParseNumber(const std::string & element) const;

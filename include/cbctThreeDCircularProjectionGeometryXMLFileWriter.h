@@ -6,6 +6,9 @@
 
 #include <itkXMLFile.h>
 
+#include <string>
+#include <vector>
+
 namespace cbct
 {
 
@@ -17,6 +20,10 @@ namespace cbct
  * written for information. Numbers carry 17 significant digits so a file round-trips exactly.
  * Projections added as bare matrices are written as a <Projection> holding only its <Matrix>
  * (RTK cannot read those; our reader can), and then no parameter is written at the top level.
+ *
+ * The file is written beside its final place and renamed into place when complete (AtomicOutput):
+ * a failure or a killed run leaves a previous file as it was. Files named with SetProtectedFiles()
+ * (a run's inputs) are never replaced.
  * \ingroup ConeBeamCT
  */
 class ConeBeamCT_EXPORT ThreeDCircularProjectionGeometryXMLFileWriter
@@ -39,9 +46,19 @@ public:
   int
   WriteFile() override;
 
+  /** Files WriteFile() refuses to replace (e.g. the run's inputs); compared as files, not names. */
+  void
+  SetProtectedFiles(const std::vector<std::string> & files)
+  {
+    m_ProtectedFiles = files;
+  }
+
 protected:
   ThreeDCircularProjectionGeometryXMLFileWriter() = default;
   ~ThreeDCircularProjectionGeometryXMLFileWriter() override = default;
+
+private:
+  std::vector<std::string> m_ProtectedFiles;
 };
 
 } // namespace cbct

@@ -1,6 +1,7 @@
 #ifndef cbctWholeImageProjectionFilter_h
 #define cbctWholeImageProjectionFilter_h
 
+#include "cbctEmissionOperator.h"
 #include "cbctInputChecks.h"
 #include "cbctJosephOperator.h"
 #include "cbctProjectorOperator.h"
@@ -24,7 +25,9 @@ namespace cbct
  * Holds the geometry; checks it is set and that the projection input (input `ProjectionsInput()`)
  * has as many projections as the geometry; asks for both inputs whole and produces the whole output,
  * starting from a copy of input 0 (which it adds to, or iterates from). Holds the choice of forward
- * projector (Joseph's or the ray caster, with its step) and makes the matching operator pair.
+ * projector (Joseph's, the ray caster with its step, or the emission projector with its attenuation
+ * map and collimator blur) and makes the matching operator pair. The attenuation map is an optional
+ * input named "AttenuationMap" (mu per mm, on any grid), so a pipeline brings it up to date.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
@@ -76,12 +79,42 @@ public:
   itkSetMacro(RayCastStep, double);
   itkGetConstMacro(RayCastStep, double);
 
+  /** The emission projector's attenuation map: linear attenuation coefficients per mm, on any grid
+   * (sampled where each view's slices need it; zero outside it), non-negative; null for none. */
+  void
+  SetAttenuationMap(const TImage * mu)
+  {
+    this->itk::ProcessObject::SetInput("AttenuationMap", const_cast<TImage *>(mu));
+  }
+  const TImage *
+  GetAttenuationMap() const
+  {
+    return static_cast<const TImage *>(this->itk::ProcessObject::GetInput("AttenuationMap"));
+  }
+  /** The emission projector's collimator blur, sigma(d) = sigma0 + slope d mm at distance d from
+   * the detector (default: none). */
+  void
+  SetCollimatorBlur(const CollimatorBlur & blur)
+  {
+    if (blur.sigma0 != m_CollimatorBlur.sigma0 || blur.slope != m_CollimatorBlur.slope)
+    {
+      m_CollimatorBlur = blur;
+      this->Modified();
+    }
+  }
+  const CollimatorBlur &
+  GetCollimatorBlur() const
+  {
+    return m_CollimatorBlur;
+  }
+
 protected:
   /** `projectionsInput`: which input holds the projection stack (the other is the volume). */
   explicit WholeImageProjectionFilter(unsigned int projectionsInput)
     : m_ProjectionsInput(projectionsInput)
   {
     this->SetNumberOfRequiredInputs(2);
+    this->AddOptionalInputName("AttenuationMap");
   }
   ~WholeImageProjectionFilter() override = default;
 
@@ -97,6 +130,13 @@ protected:
       ThrowBadParameter(std::string(this->GetNameOfClass()) + " geometry", "none", "a ThreeDCircularProjectionGeometry");
     if (!(m_RayCastStep >= 0.) || !std::isfinite(m_RayCastStep))
       ThrowBadParameter("ray-cast step (mm)", m_RayCastStep, "a finite value > 0, or 0 for the smallest voxel spacing");
+    m_CollimatorBlur.Check();
+    if (m_ForwardProjector != ForwardProjectorKind::Emission && (this->GetAttenuationMap() != nullptr || m_CollimatorBlur.IsOn()))
+      ThrowBadParameter("forward projector", ToString(m_ForwardProjector),
+                        "emission (SetForwardProjector(ForwardProjectorKind::Emission)) with an attenuation map or a collimator blur");
+    if (m_ForwardProjector == ForwardProjectorKind::Emission && m_BackProjector != BackProjectorKind::Adjoint)
+      ThrowBadParameter("backprojector of the emission projector", ToString(m_BackProjector),
+                        "adjoint (the voxel-based backprojector knows no attenuation or blur)");
   }
   void
   GenerateOutputInformation() override
@@ -113,6 +153,8 @@ protected:
     for (unsigned int i = 0; i < 2; ++i)
       if (auto * input = const_cast<TImage *>(this->GetInput(i)))
         input->SetRequestedRegionToLargestPossibleRegion();
+    if (auto * mu = const_cast<TImage *>(this->GetAttenuationMap()))
+      mu->SetRequestedRegionToLargestPossibleRegion();
   }
   void
   EnlargeOutputRequestedRegion(itk::DataObject * output) override
@@ -149,6 +191,8 @@ protected:
     std::unique_ptr<ProjectorOperator> pair;
     if (m_ForwardProjector == ForwardProjectorKind::RayCast)
       pair.reset(new RayCastOperator<TImage>(volume, projections, m_Geometry, this->RayCastStepFor(volume)));
+    else if (m_ForwardProjector == ForwardProjectorKind::Emission)
+      pair.reset(new EmissionOperator<TImage>(volume, projections, m_Geometry, this->GetAttenuationMap(), m_CollimatorBlur));
     else
       pair.reset(new JosephOperator<TImage>(volume, projections, m_Geometry));
     if (m_BackProjector == BackProjectorKind::VoxelBased)
@@ -204,6 +248,7 @@ private:
   BackProjectorKind m_BackProjector = BackProjectorKind::Adjoint;
   ForwardProjectorKind m_ForwardProjector = ForwardProjectorKind::Joseph;
   double m_RayCastStep = 0.;
+  CollimatorBlur m_CollimatorBlur;
 };
 
 } // namespace cbct

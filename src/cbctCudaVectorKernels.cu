@@ -78,6 +78,13 @@ Xpby(const float * x, double beta, float * y, long long n)
 }
 
 __global__ void
+Scale(double alpha, float * y, long long n)
+{
+  CBCT_GRID_STRIDE(i, n)
+  y[i] = __double2float_rn(__dmul_rn(alpha, y[i]));
+}
+
+__global__ void
 SubtractFrom(const float * x, float * y, long long n)
 {
   CBCT_GRID_STRIDE(i, n)
@@ -138,6 +145,15 @@ LaunchXpby(const float * x, double beta, float * y, long long n, cudaStream_t st
   if (n <= 0)
     return cudaSuccess;
   Xpby<<<Blocks(n), Threads, 0, stream>>>(x, beta, y, n);
+  return cudaGetLastError();
+}
+
+cudaError_t
+LaunchScale(double alpha, float * y, long long n, cudaStream_t stream)
+{
+  if (n <= 0)
+    return cudaSuccess;
+  Scale<<<Blocks(n), Threads, 0, stream>>>(alpha, y, n);
   return cudaGetLastError();
 }
 

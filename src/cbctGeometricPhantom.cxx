@@ -143,7 +143,7 @@ GeometricPhantom::ReadFromFile(const std::string & path)
 }
 
 double
-GeometricPhantom::LineIntegral(const std::array<double, 3> & source, const std::array<double, 3> & direction) const
+GeometricPhantom::LineIntegral(const std::array<double, 3> & source, const std::array<double, 3> & direction, bool wholeLine) const
 {
   const double length = std::sqrt(direction[0] * direction[0] + direction[1] * direction[1] + direction[2] * direction[2]);
   double sum = 0.;
@@ -165,7 +165,7 @@ GeometricPhantom::LineIntegral(const std::array<double, 3> & source, const std::
     if (discriminant <= 0.)
       continue;
     const double root = std::sqrt(discriminant);
-    const double tNear = std::max((-b - root) / a, 0.); // only in front of the source
+    const double tNear = wholeLine ? (-b - root) / a : std::max((-b - root) / a, 0.); // only in front of the source
     const double tFar = (-b + root) / a;
     if (tFar > tNear)
       sum += e.density * (tFar - tNear) * length;

@@ -81,10 +81,19 @@ ThreeDCircularProjectionGeometry::ComputeMatrix(const Parameters & p)
   detectorShift(1, 2) = p.sourceOffsetY - p.projectionOffsetY;
 
   vnl_matrix_fixed<double, 3, 4> magnification(0.);
-  magnification(0, 0) = -p.sourceToDetectorDistance;
-  magnification(1, 1) = -p.sourceToDetectorDistance;
-  magnification(2, 2) = 1.;
-  magnification(2, 3) = -p.sourceToIsocenterDistance;
+  if (p.sourceToDetectorDistance == 0.) // parallel: RTK's [[1,0,0,0],[0,1,0,0],[0,0,0,1]]
+  {
+    magnification(0, 0) = 1.;
+    magnification(1, 1) = 1.;
+    magnification(2, 3) = 1.;
+  }
+  else
+  {
+    magnification(0, 0) = -p.sourceToDetectorDistance;
+    magnification(1, 1) = -p.sourceToDetectorDistance;
+    magnification(2, 2) = 1.;
+    magnification(2, 3) = -p.sourceToIsocenterDistance;
+  }
 
   vnl_matrix_fixed<double, 4, 4> sourceShift;
   sourceShift.set_identity();
@@ -127,7 +136,19 @@ ThreeDCircularProjectionGeometry::AddProjectionInRadians(const Parameters & give
 {
   const auto k = this->GetNumberOfProjections();
   CheckPositive(Named("SourceToIsocenterDistance", k), given.sourceToIsocenterDistance);
-  CheckPositive(Named("SourceToDetectorDistance", k), given.sourceToDetectorDistance);
+  if (!std::isfinite(given.sourceToDetectorDistance) || given.sourceToDetectorDistance < 0.)
+  {
+    ThrowBadParameter(Named("SourceToDetectorDistance", k), given.sourceToDetectorDistance,
+                      "a finite value > 0 (cone beam), or 0 (parallel beam)");
+  }
+  const bool parallel = given.sourceToDetectorDistance == 0.;
+  if (k > 0 && parallel != m_Projections[0].parallel)
+  {
+    ThrowBadParameter(Named("SourceToDetectorDistance", k), given.sourceToDetectorDistance,
+                      std::string(m_Projections[0].parallel ? "0, as projection 0 (parallel beam)"
+                                                            : "a value > 0, as projection 0 (cone beam)") +
+                        ": a geometry is all parallel or all cone beam");
+  }
   CheckFinite(Named("GantryAngle", k), given.gantryAngle);
   CheckFinite(Named("ProjectionOffsetX", k), given.projectionOffsetX);
   CheckFinite(Named("ProjectionOffsetY", k), given.projectionOffsetY);
@@ -143,7 +164,11 @@ ThreeDCircularProjectionGeometry::AddProjectionInRadians(const Parameters & give
   projection.parameters.outOfPlaneAngle = WrapAngle(given.outOfPlaneAngle);
   projection.parameters.inPlaneAngle = WrapAngle(given.inPlaneAngle);
   projection.matrix = ComputeMatrix(projection.parameters);
-  DeriveFromMatrix(projection);
+  projection.parallel = parallel;
+  if (parallel)
+    DeriveParallel(projection);
+  else
+    DeriveFromMatrix(projection);
   // The parameters are exact; keep them rather than the values recovered from the matrix.
   projection.gantryAngle = projection.parameters.gantryAngle;
   projection.sid = given.sourceToIsocenterDistance;
@@ -176,7 +201,13 @@ ThreeDCircularProjectionGeometry::AddProjection(const MatrixType & given)
   {
     ThrowBadParameter(Named("Matrix", k) + " determinant of the left 3x3 block",
                       determinant,
-                      "a non-singular projective matrix (source and detector not degenerate)");
+                      "a non-singular projective matrix (source and detector not degenerate; a parallel "
+                      "projection is given by RTK parameters with SourceToDetectorDistance 0)");
+  }
+  if (k > 0 && m_Projections[0].parallel)
+  {
+    ThrowBadParameter(Named("Matrix", k), "a cone-beam matrix",
+                      "a parallel projection, as projection 0: a geometry is all parallel or all cone beam");
   }
   // Normalise: unit third row (so the homogeneous coordinate is a distance in mm) and a positive
   // determinant (RTK's orientation: points between source and detector get a negative third coordinate).
@@ -216,6 +247,35 @@ ThreeDCircularProjectionGeometry::DeriveFromMatrix(Projection & projection)
   projection.sdd = (left.get_row(1) - projection.principalV * principalAxis).magnitude();
   projection.gantryAngle = WrapAngle(std::atan2(source(0), source(2)));
   projection.azimuth = projection.gantryAngle;
+  for (unsigned int i = 0; i < 3; ++i)
+    projection.direction[i] = -principalAxis(i); // the third row points from the detector to the source
+}
+
+void
+ThreeDCircularProjectionGeometry::DeriveParallel(Projection & projection)
+{
+  const MatrixType & m = projection.matrix;
+  const Parameters & p = projection.parameters;
+  // The first two rows are the rotated x and y axes; their cross product the rotated z axis, which
+  // points from the rotation axis to the source's side.
+  VectorType x, y;
+  for (unsigned int c = 0; c < 3; ++c)
+  {
+    x[c] = m(0, c);
+    y[c] = m(1, c);
+  }
+  const VectorType z = itk::CrossProduct(x, y);
+  for (unsigned int i = 0; i < 3; ++i)
+  {
+    projection.direction[i] = -z[i];
+    projection.source[i] = p.sourceOffsetX * x[i] + p.sourceOffsetY * y[i] + p.sourceToIsocenterDistance * z[i];
+  }
+  projection.sid = p.sourceToIsocenterDistance;
+  projection.sdd = 0.;
+  projection.principalU = p.sourceOffsetX - p.projectionOffsetX;
+  projection.principalV = p.sourceOffsetY - p.projectionOffsetY;
+  // Redundancy runs over the direction of the rays (source offsets mean nothing at infinity).
+  projection.azimuth = WrapAngle(std::atan2(z[0], z[2]));
 }
 
 void
@@ -261,11 +321,61 @@ ThreeDCircularProjectionGeometry::GetParameters(unsigned int k) const
   return m_Projections[k].parameters;
 }
 
+bool
+ThreeDCircularProjectionGeometry::IsParallel(unsigned int k) const
+{
+  this->CheckIndex(k);
+  return m_Projections[k].parallel;
+}
+
+void
+ThreeDCircularProjectionGeometry::RequireConeBeam(const std::string & method) const
+{
+  if (!m_Projections.empty() && m_Projections[0].parallel)
+  {
+    ThrowBadParameter(method + " geometry", "parallel beam (SourceToDetectorDistance 0)",
+                      "a cone-beam geometry (" + method +
+                        " is written for diverging rays; reconstruct parallel projections iteratively: SART, CGLS or OSEM)");
+  }
+}
+
 ThreeDCircularProjectionGeometry::PointType
 ThreeDCircularProjectionGeometry::GetSourcePosition(unsigned int k) const
 {
   this->CheckIndex(k);
   return m_Projections[k].source;
+}
+
+ThreeDCircularProjectionGeometry::VectorType
+ThreeDCircularProjectionGeometry::GetRayDirection(unsigned int k) const
+{
+  this->CheckIndex(k);
+  return m_Projections[k].direction;
+}
+
+ThreeDCircularProjectionGeometry::PointType
+ThreeDCircularProjectionGeometry::GetDetectorPoint(unsigned int k, double u, double v) const
+{
+  this->CheckIndex(k);
+  const Projection & projection = m_Projections[k];
+  const MatrixType & m = projection.matrix;
+  PointType point;
+  if (projection.parallel)
+  {
+    // u = x . X + m03, v = y . X + m13, and the plane at SID beyond the axis along the rays.
+    for (unsigned int i = 0; i < 3; ++i)
+      point[i] = m(0, i) * (u - m(0, 3)) + m(1, i) * (v - m(1, 3)) + projection.sid * projection.direction[i];
+    return point;
+  }
+  // M (X, 1) = w (u, v, 1) with w = -SDD on the detector plane: X - S = -SDD * M3^-1 (u, v, 1).
+  vnl_matrix_fixed<double, 3, 3> left;
+  for (unsigned int r = 0; r < 3; ++r)
+    for (unsigned int c = 0; c < 3; ++c)
+      left(r, c) = m(r, c);
+  const vnl_matrix_fixed<double, 3, 3> inverse = vnl_matrix_inverse<double>(left.as_ref()).as_matrix();
+  for (unsigned int i = 0; i < 3; ++i)
+    point[i] = projection.source[i] - projection.sdd * (inverse(i, 0) * u + inverse(i, 1) * v + inverse(i, 2));
+  return point;
 }
 
 double
@@ -414,8 +524,8 @@ ThreeDCircularProjectionGeometry::PrintSelf(std::ostream & os, itk::Indent inden
   for (std::size_t k = 0; k < m_Projections.size() && k < 3; ++k)
   {
     os << indent << "Projection " << k << (m_Projections[k].hasParameters ? " (parameters)" : " (matrix)")
-       << ": gantry " << m_Projections[k].gantryAngle * 180. / Pi << " deg, SID " << m_Projections[k].sid
-       << " mm, SDD " << m_Projections[k].sdd << " mm" << std::endl;
+       << (m_Projections[k].parallel ? ", parallel" : "") << ": gantry " << m_Projections[k].gantryAngle * 180. / Pi
+       << " deg, SID " << m_Projections[k].sid << " mm, SDD " << m_Projections[k].sdd << " mm" << std::endl;
   }
 }
 

@@ -2,10 +2,16 @@
 
 #include "cbctInputChecks.h"
 
+#include <expat.h>
 #include <itksys/SystemTools.hxx>
 
 #include <cmath>
 #include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <memory>
 #include <sstream>
 
 namespace cbct
@@ -20,6 +26,51 @@ const char * const ParameterNames[] = { "SourceToIsocenterDistance", "SourceToDe
 // Elements RTK writes that a flat-panel geometry may ignore when they hold RTK's "no value".
 const char * const IgnoredWhenZero[] = { "RadiusCylindricalDetector" };
 const char * const IgnoredAlways[] = { "CollimationUInf", "CollimationUSup", "CollimationVInf", "CollimationVSup" };
+
+// expat's callbacks are C: an exception must not unwind through the parser. The first exception a
+// handler throws is kept here, the parser stopped, and the exception thrown again once expat returns.
+struct ParseContext
+{
+  ThreeDCircularProjectionGeometryXMLFileReader * reader;
+  XML_Parser parser;
+  std::exception_ptr error;
+};
+
+template <typename F>
+void
+Guarded(void * data, F handler)
+{
+  auto * context = static_cast<ParseContext *>(data);
+  if (context->error)
+    return;
+  try
+  {
+    handler(context->reader);
+  }
+  catch (...)
+  {
+    context->error = std::current_exception();
+    XML_StopParser(context->parser, XML_FALSE);
+  }
+}
+
+extern "C" void
+OnStartElement(void * data, const XML_Char * name, const XML_Char ** atts)
+{
+  Guarded(data, [&](ThreeDCircularProjectionGeometryXMLFileReader * r) { r->StartElement(name, atts); });
+}
+
+extern "C" void
+OnEndElement(void * data, const XML_Char * name)
+{
+  Guarded(data, [&](ThreeDCircularProjectionGeometryXMLFileReader * r) { r->EndElement(name); });
+}
+
+extern "C" void
+OnCharacterData(void * data, const XML_Char * text, int length)
+{
+  Guarded(data, [&](ThreeDCircularProjectionGeometryXMLFileReader * r) { r->CharacterDataHandler(text, length); });
+}
 } // namespace
 
 int
@@ -56,7 +107,7 @@ ThreeDCircularProjectionGeometryXMLFileReader::GenerateOutputInformation()
   m_HasMatrix = false;
   try
   {
-    this->parse();
+    this->ParseFile();
   }
   catch (const itk::ExceptionObject & e)
   {
@@ -78,6 +129,51 @@ ThreeDCircularProjectionGeometryXMLFileReader::GenerateOutputInformation()
   if (m_Geometry->GetNumberOfProjections() == 0)
   {
     ThrowBadParameter("number of <Projection> elements in " + m_Filename, 0, "at least one projection");
+  }
+}
+
+void
+ThreeDCircularProjectionGeometryXMLFileReader::ParseFile()
+{
+  // ITK 5.2's XMLReaderBase::parse() leaks its expat parser and buffer when a file is malformed or a
+  // handler throws, and throws C++ exceptions through expat: this parses with expat directly.
+  std::ifstream in(m_Filename, std::ios::binary);
+  if (!in)
+  {
+    ThrowBadParameter("geometry file", m_Filename, "an existing, readable RTK geometry XML file");
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+  {
+    ThrowBadParameter("size of geometry file " + m_Filename, text.size(), "less than 2 GiB");
+  }
+  const std::unique_ptr<XML_ParserStruct, decltype(&XML_ParserFree)> parser(XML_ParserCreate(nullptr), XML_ParserFree);
+  if (!parser)
+  {
+    throw std::bad_alloc();
+  }
+  ParseContext context{ this, parser.get(), nullptr };
+  XML_SetUserData(parser.get(), &context);
+  XML_SetElementHandler(parser.get(), OnStartElement, OnEndElement);
+  XML_SetCharacterDataHandler(parser.get(), OnCharacterData);
+  const XML_Status status = XML_Parse(parser.get(), text.data(), static_cast<int>(text.size()), XML_TRUE);
+  if (context.error)
+  {
+    std::rethrow_exception(context.error);
+  }
+  if (status == XML_STATUS_ERROR)
+  {
+    const XML_Error code = XML_GetErrorCode(parser.get());
+    const bool endedEarly = code == XML_ERROR_NO_ELEMENTS || code == XML_ERROR_UNCLOSED_TOKEN ||
+                            code == XML_ERROR_PARTIAL_CHAR || code == XML_ERROR_UNCLOSED_CDATA_SECTION;
+    if (endedEarly && m_SawRoot && !m_RootClosed)
+    {
+      ThrowBadParameter("geometry file " + m_Filename, "cut off before </RTKThreeDCircularGeometry>", "a complete XML document");
+    }
+    std::ostringstream message;
+    message << XML_ErrorString(code) << " at line " << XML_GetCurrentLineNumber(parser.get()) << ", column "
+            << XML_GetCurrentColumnNumber(parser.get()) << " of geometry file " << m_Filename;
+    itkGenericExceptionMacro(<< message.str());
   }
 }
 

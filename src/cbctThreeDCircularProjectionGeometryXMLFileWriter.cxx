@@ -1,5 +1,6 @@
 #include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
 
+#include "cbctAtomicOutput.h"
 #include "cbctInputChecks.h"
 
 #include <functional>
@@ -42,8 +43,18 @@ Fields()
 int
 ThreeDCircularProjectionGeometryXMLFileWriter::CanWriteFile(const char * name)
 {
-  std::ofstream test(name, std::ios::app);
-  return test.good() ? 1 : 0;
+  // Whether a file can be made in its directory, without touching the file itself.
+  if (name == nullptr || *name == '\0')
+    return 0;
+  try
+  {
+    AtomicOutput probe(name);
+    return 1;
+  }
+  catch (const itk::ExceptionObject &)
+  {
+    return 0;
+  }
 }
 
 int
@@ -53,7 +64,10 @@ ThreeDCircularProjectionGeometryXMLFileWriter::WriteFile()
   {
     ThrowBadParameter("geometry to write", "none", "a geometry set with SetObject()");
   }
-  std::ofstream out(m_Filename.c_str());
+  // Written beside the file and renamed into place when complete: a failed or killed run leaves the
+  // previous file as it was.
+  AtomicOutput output(m_Filename);
+  std::ofstream out(output.TemporaryPath().c_str());
   if (!out)
   {
     ThrowBadParameter("geometry output file", m_Filename, "a writable path");
@@ -112,10 +126,13 @@ ThreeDCircularProjectionGeometryXMLFileWriter::WriteFile()
     out << "    </Matrix>\n  </Projection>\n";
   }
   out << "</RTKThreeDCircularGeometry>\n";
+  out.close();
   if (!out)
   {
     ThrowBadParameter("geometry output file", m_Filename, "a path with room to write");
   }
+  output.SetProtectedFiles(m_ProtectedFiles);
+  output.Commit();
   return 1;
 }
 

@@ -160,6 +160,38 @@ TEST_F(CudaIterative, JosephPairMatchesCpuOnAnyGrid)
   EXPECT_LT(r[2], 1e-5);
 }
 
+// Parallel beam (SourceToDetectorDistance 0): the rays' per-pixel origins and whole lines on the GPU,
+// for Joseph's pair (texture and four-voxel reads) and the ray caster's, against the CPU.
+TEST_F(CudaIterative, ParallelBeamPairsMatchCpu)
+{
+  auto geometry = CircularGeometry(36, 360., 300., 0., 2., -1.);
+  geometry->AddProjection(300., 0., 17., 0., 0., 20., 5.);
+  auto volumeGrid = VoxelizedPhantom(TwoEllipsoids(), 48, 2.5, 1);
+  auto projectionGrid = ProjectPhantom(geometry, TwoEllipsoids(), 64, 2.);
+  auto x = Copy<ImageType>(volumeGrid, false, 1);
+  auto y = Copy<ImageType>(projectionGrid, false, 2);
+  const JosephOperator<ImageType> cpuJoseph(x, y, geometry);
+  for (bool texture : { false, true })
+  {
+    CudaJosephOperator A(x, y, geometry);
+    A.SetVolumeTexture(texture);
+    const auto r = CheckPair(A, cpuJoseph, x, y, geometry->GetNumberOfProjections());
+    std::cout << "CUDA Joseph, parallel beam (" << (texture ? "texture" : "global reads") << "): <Ax, y> / <x, A^T y> = " << r[0]
+              << "; vs CPU: forward " << r[1] << ", back " << r[2] << std::endl;
+    EXPECT_NEAR(r[0], 1., 1e-3);
+    EXPECT_LT(r[1], texture ? 5e-4 : 1e-5);
+    EXPECT_LT(r[2], 1e-5);
+  }
+  const RayCastOperator<ImageType> cpuRayCast(x, y, geometry, 2.5);
+  CudaRayCastOperator B(x, y, geometry, 2.5);
+  const auto r = CheckPair(B, cpuRayCast, x, y, geometry->GetNumberOfProjections());
+  std::cout << "CUDA ray caster, parallel beam: <Ax, y> / <x, A^T y> = " << r[0] << "; vs CPU: forward " << r[1] << ", back " << r[2]
+            << std::endl;
+  EXPECT_NEAR(r[0], 1., 1e-3);
+  EXPECT_LT(r[1], 5e-4); // the texture unit's trilinear blend
+  EXPECT_LT(r[2], 1e-5);
+}
+
 // A textured forward launch reads the slices across each ray's dominant axis; a launch given the
 // slices of only some of its rays' axes must not read a missing texture but mark those rays NaN (the
 // operator always makes them all: the JosephPair tests).

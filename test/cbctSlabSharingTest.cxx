@@ -168,6 +168,35 @@ TEST(SlabSharing, OsemWithTheVoxelBackProjectorOnThreeSlabsEqualsTheWholeVolume)
   EXPECT_GT(moved, 0.1);
 }
 
+TEST(SlabSharing, TheEmissionProjectorIsRefused)
+{
+  // Emission OSEM split over slabs: each slab would lay the views' slices out over itself, so the
+  // slabs' projections would not add up to the whole volume's; refused with the reason.
+  auto geometry = CircularGeometry(8);
+  auto projections = ProjectPhantom(geometry, SheppLogan(), 16, 8.);
+  auto initial = ZeroVolume(8, 8.);
+  ThreadSlabReduction reduction(1);
+  auto osem = OSEMConeBeamReconstructionFilter<ImageType>::New();
+  osem->SetInput(0, initial->GetOutput());
+  osem->SetProjections(projections);
+  osem->SetGeometry(geometry);
+  osem->SetForwardProjector(ForwardProjectorKind::Emission);
+  osem->SetCollimatorBlur({ 1., 0.02 });
+  osem->SetSlabReduction(reduction.Participant(0));
+  try
+  {
+    osem->Update();
+    FAIL() << "no exception";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string message = e.GetDescription();
+    EXPECT_NE(message.find("forward projector of a reconstruction shared among GPUs or MPI ranks is emission"), std::string::npos)
+      << message;
+    EXPECT_NE(message.find("one process and one GPU"), std::string::npos) << message;
+  }
+}
+
 TEST(SlabSharing, TheRayCasterIsRefused)
 {
   auto geometry = CircularGeometry(8);

@@ -1,5 +1,8 @@
 #include "cbctMPISlabWriter.h"
 
+#include "cbctAtomicOutput.h"
+#include "cbctImageFileContents.h"
+
 #include <itkImageFileWriter.h>
 #include <itkImageSource.h>
 #include <itkMacro.h>
@@ -7,8 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <unistd.h>
 #include <vector>
 
 namespace cbct
@@ -134,13 +135,6 @@ private:
   MPI_Datatype m_RequestType = MPI_DATATYPE_NULL;
 };
 
-/** A hidden directory beside `filename` (same file system, so that renames are atomic). */
-std::filesystem::path
-TemporaryDirectory(const std::filesystem::path & filename)
-{
-  const auto parent = filename.has_parent_path() ? filename.parent_path() : std::filesystem::path(".");
-  return parent / ("." + filename.filename().string() + ".partial-" + std::to_string(::getpid()));
-}
 } // namespace
 
 void
@@ -200,24 +194,22 @@ MPISlabWriter::Write(const ImageType * slab, const std::string & filename, MPI_C
     }
   }
 
-  const std::filesystem::path target(filename);
-  const std::filesystem::path temporary = TemporaryDirectory(target);
+  // Written beside its place and renamed in once complete (cbct::AtomicOutput): a failed or killed
+  // job never leaves a partial file under the output's name.
   std::string failure;
   try
   {
-    std::filesystem::create_directory(temporary);
+    AtomicOutput output(filename);
     auto source = SlabAssemblySource::New();
     source->Set(slab, rows, communicator, requestType);
     auto writer = itk::ImageFileWriter<ImageType>::New();
     writer->SetInput(source->GetOutput());
-    writer->SetFileName((temporary / target.filename()).string());
+    writer->SetFileName(output.TemporaryPath());
     const double bytes = static_cast<double>(whole.GetNumberOfPixels()) * sizeof(float);
     writer->SetNumberOfStreamDivisions(static_cast<unsigned int>(std::max(1., std::ceil(bytes / ChunkBytes))));
     writer->Update();
-    // Every file the writer made (a .mhd and its .raw, say) moves beside the target, complete.
-    for (const auto & entry : std::filesystem::directory_iterator(temporary))
-      std::filesystem::rename(entry.path(), (target.has_parent_path() ? target.parent_path() : ".") / entry.path().filename());
-    std::filesystem::remove(temporary);
+    ImageFileContents::Inspect(output.TemporaryPath()).CheckComplete();
+    output.Commit();
   }
   catch (const itk::ExceptionObject & e)
   {
@@ -233,8 +225,6 @@ MPISlabWriter::Write(const ImageType * slab, const std::string & filename, MPI_C
   MPI_Type_free(&requestType);
   if (!failure.empty())
   {
-    std::error_code ignored;
-    std::filesystem::remove_all(temporary, ignored);
     itkGenericExceptionMacro(<< "writing " << filename << ": " << failure);
   }
 }

@@ -20,6 +20,16 @@ add_test(NAME apps.fdk_geometry
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/fdk_geometry.sh ${cbct_bin} ${cbct_app_work}/fdk_geometry)
 set_tests_properties(apps.fdk_geometry PROPERTIES TIMEOUT 300)
 
+# cbct-simulate --emission -> cbct-osem with and without the attenuation and blur models -> compare, and
+# cbct-forward --fp emission.
+add_test(NAME apps.emission_end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/emission_end_to_end.sh ${cbct_bin} ${cbct_app_work}/emission_end_to_end)
+set_tests_properties(apps.emission_end_to_end PROPERTIES TIMEOUT 300)
+# simulate (few views) -> asdpocs / admmtv -> compare, and --time-limit.
+add_test(NAME apps.tv_end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/tv_end_to_end.sh ${cbct_bin} ${cbct_app_work}/tv_end_to_end)
+set_tests_properties(apps.tv_end_to_end PROPERTIES TIMEOUT 300)
+
 # Several processes through MPI (CPU): slabs equal to one process bit for bit, failures end the job.
 if(CBCT_USE_MPI AND MPIEXEC_EXECUTABLE)
   add_test(NAME apps.mpi_end_to_end
@@ -41,6 +51,10 @@ set_tests_properties(apps.rtk_command_line PROPERTIES TIMEOUT 300)
 add_test(NAME apps.preprocess
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/preprocess.sh ${cbct_bin} ${cbct_app_work}/preprocess)
 set_tests_properties(apps.preprocess PROPERTIES TIMEOUT 600)
+# Outputs renamed into place when complete: a killed or failed writer leaves the previous output.
+add_test(NAME apps.write_safety
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/write_safety.sh ${cbct_bin} ${cbct_app_work}/write_safety)
+set_tests_properties(apps.write_safety PROPERTIES TIMEOUT 300)
 
 # Bad input: exit code 1 and one line "APP: error: ..." naming the option and the value. (In the
 # patterns '.' stands for the ';' of "X is V; expected E": a ';' would split the CMake argument.)
@@ -48,12 +62,45 @@ add_test(NAME apps.bad_input.setup
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/make_inputs.sh ${cbct_bin} ${cbct_app_work}/bad_input)
 set_tests_properties(apps.bad_input.setup PROPERTIES FIXTURES_SETUP cbct_bad_input)
 
-# cbct_bad_input_test(NAME APP PATTERN ARGUMENTS...)
-function(cbct_bad_input_test name app pattern)
+# cbct_bad_input_test(NAME APP PATTERN ARGUMENTS...): APP ARGUMENTS must fail with exit code 1 and one
+# line "APP: error: ..." matching PATTERN, and leave no output: an argument "out.EXT" becomes
+# "NAME.out.EXT" (each test its own output), and the files after -o/--output/--profile/--screenshot
+# (and cbct-simulate's -g/--geometry) must not exist afterwards, nor any partial output beside them.
+# cbct_bad_input_test_keeping(NAME APP PATTERN FILE ARGUMENTS...): the same, and FILE (an input the
+# command names as its output, or an output there before) must be byte for byte unchanged.
+# Every such test has the ctest label badinput.
+function(cbct_bad_input_command name app pattern keep)
+  set(arguments)
+  set(checks)
+  set(output_next FALSE)
+  foreach(argument IN LISTS ARGN)
+    if(argument MATCHES "^out\\.")
+      set(argument "${name}.${argument}")
+    endif()
+    if(output_next AND NOT argument STREQUAL "${keep}")
+      list(APPEND checks --absent ${argument})
+    endif()
+    set(output_next FALSE)
+    if(argument MATCHES "^(-o|--output|--profile|--screenshot)$"
+       OR (app STREQUAL "cbct-simulate" AND argument MATCHES "^(-g|--geometry)$"))
+      set(output_next TRUE)
+    endif()
+    list(APPEND arguments ${argument})
+  endforeach()
+  if(keep)
+    list(APPEND checks --unchanged ${keep})
+  endif()
   add_test(NAME apps.bad_input.${name}
-    COMMAND ${CBCT_BASH} ${cbct_app_tests}/expect_error.sh ${app} "${pattern}" $<TARGET_FILE:${app}> ${ARGN}
+    COMMAND ${CBCT_BASH} ${cbct_app_tests}/expect_error.sh ${app} "${pattern}" ${checks} -- $<TARGET_FILE:${app}>
+            ${arguments}
     WORKING_DIRECTORY ${cbct_app_work}/bad_input)
-  set_tests_properties(apps.bad_input.${name} PROPERTIES FIXTURES_REQUIRED cbct_bad_input)
+  set_tests_properties(apps.bad_input.${name} PROPERTIES FIXTURES_REQUIRED cbct_bad_input LABELS badinput)
+endfunction()
+function(cbct_bad_input_test name app pattern)
+  cbct_bad_input_command(${name} ${app} "${pattern}" "" ${ARGN})
+endfunction()
+function(cbct_bad_input_test_keeping name app pattern keep)
+  cbct_bad_input_command(${name} ${app} "${pattern}" ${keep} ${ARGN})
 endfunction()
 
 set(recon_inputs -g g10.xml --projections p10.mha -o out.mha --dimension 16 --spacing 8)
@@ -85,7 +132,7 @@ cbct_bad_input_test(fdk_cutoff cbct-fdk "--cutoff is 2. expected a fraction of t
   ${recon_inputs} --cutoff 2)
 cbct_bad_input_test(fdk_dimension cbct-fdk "--dimension is '0'. expected an integer N >= 1 or X,Y,Z"
   -g g10.xml --projections p10.mha -o out.mha --dimension 0)
-cbct_bad_input_test(fdk_output_format cbct-fdk "--output is 'out.xyz'. expected an image file name whose extension names a format"
+cbct_bad_input_test(fdk_output_format cbct-fdk "--output is '[a-z_]*.out.xyz'. expected an image file name whose extension names a format"
   -g g10.xml --projections p10.mha -o out.xyz)
 cbct_bad_input_test(fdk_hardware cbct-fdk "--hardware is 'gpu'. expected cpu, cuda or auto"
   ${recon_inputs} --hardware gpu)
@@ -150,6 +197,8 @@ cbct_bad_input_test(osem_hardware cbct-osem "--hardware is 'gpu'. expected cpu o
 cbct_bad_input_test(sart_bp cbct-sart "--bp is 'foo'. expected adjoint or voxel" ${recon_inputs} --bp foo)
 cbct_bad_input_test(osem_bp cbct-osem "--bp is 'voxels'. expected adjoint or voxel" ${recon_inputs} --bp voxels)
 cbct_bad_input_test(cgls_bp_not_offered cbct-cgls "--bp" ${recon_inputs} --bp voxel)
+cbct_bad_input_test(admmtv_bp_not_offered cbct-admmtv "--bp" ${recon_inputs} --bp voxel)
+cbct_bad_input_test(asdpocs_bp cbct-asdpocs "--bp is 'exact'. expected adjoint or voxel" ${recon_inputs} --bp exact)
 cbct_bad_input_test(forward_bp_not_offered cbct-forward "--bp" -g g10.xml -i p10.mha -o out.mha --bp adjoint)
 # --hardware cuda without a device (or without CUDA in the build): one clear line. Skipped (77) where a
 # device runs it.
@@ -162,12 +211,16 @@ function(cbct_cuda_error_test name app)
   add_test(NAME apps.bad_input.${name}
     COMMAND ${CBCT_BASH} ${cbct_app_tests}/expect_cuda_error.sh ${app} "${pattern}" $<TARGET_FILE:${app}> ${ARGN}
     WORKING_DIRECTORY ${cbct_app_work}/bad_input)
-  set_tests_properties(apps.bad_input.${name} PROPERTIES FIXTURES_REQUIRED cbct_bad_input SKIP_RETURN_CODE 77)
+  set_tests_properties(apps.bad_input.${name} PROPERTIES FIXTURES_REQUIRED cbct_bad_input SKIP_RETURN_CODE 77
+    LABELS badinput)
 endfunction()
 cbct_cuda_error_test(sart_hardware_cuda cbct-sart ${recon_inputs} --hardware cuda)
 cbct_cuda_error_test(cgls_hardware_cuda cbct-cgls ${recon_inputs} --hardware cuda)
 cbct_cuda_error_test(osem_hardware_cuda cbct-osem ${recon_inputs} --hardware cuda --fp raycast)
+cbct_cuda_error_test(asdpocs_hardware_cuda cbct-asdpocs ${recon_inputs} --hardware cuda)
+cbct_cuda_error_test(admmtv_hardware_cuda cbct-admmtv ${recon_inputs} --hardware cuda)
 cbct_cuda_error_test(forward_hardware_cuda cbct-forward -g g10.xml -i p10.mha -o out.mha --hardware cuda)
+cbct_cuda_error_test(simulate_emission_hardware_cuda cbct-simulate -g out.xml -o out.mha --emission --hardware cuda)
 cbct_bad_input_test(sart_projection_count cbct-sart
   "--projections p12.mha with --geometry g10.xml: number of projection images is 12"
   -g g10.xml --projections p12.mha -o out.mha --dimension 16 --spacing 8)
@@ -175,19 +228,191 @@ cbct_bad_input_test(cgls_niterations_0 cbct-cgls "--niterations is 0. expected a
   ${recon_inputs} --niterations 0)
 cbct_bad_input_test(osem_niterations_0 cbct-osem "--niterations is 0. expected an integer >= 1"
   ${recon_inputs} --niterations 0)
+cbct_bad_input_test(sart_time_limit cbct-sart "--time-limit is -1. expected a finite number of seconds >= 0"
+  ${recon_inputs} --time-limit -1)
+cbct_bad_input_test(asdpocs_alpha cbct-asdpocs "--alpha is -0.5. expected a finite value >= 0"
+  ${recon_inputs} --alpha -0.5)
+cbct_bad_input_test(asdpocs_alpha_red cbct-asdpocs "--alpha-red is 1.5. expected a reduction factor in \\(0, 1\\]"
+  ${recon_inputs} --alpha-red 1.5)
+cbct_bad_input_test(asdpocs_lambda_red cbct-asdpocs "--lambda-red is 0. expected a reduction factor in \\(0, 1\\]"
+  ${recon_inputs} --lambda-red 0)
+cbct_bad_input_test(asdpocs_ratio cbct-asdpocs "--ratio is 0. expected a finite value > 0" ${recon_inputs} --ratio 0)
+cbct_bad_input_test(asdpocs_tviter cbct-asdpocs "--tviter is -2. expected an integer >= 0" ${recon_inputs} --tviter -2)
+cbct_bad_input_test(asdpocs_maxl2err cbct-asdpocs "--maxl2err is -1. expected a finite value >= 0" ${recon_inputs} --maxl2err -1)
+cbct_bad_input_test(asdpocs_nprojpersubset cbct-asdpocs
+  "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
+  ${recon_inputs} --nprojpersubset 11)
+cbct_bad_input_test(admmtv_beta cbct-admmtv "--beta is 0. expected a finite augmented Lagrangian weight > 0"
+  ${recon_inputs} --beta 0)
+cbct_bad_input_test(admmtv_alpha cbct-admmtv "--alpha is -1. expected a finite regularisation weight >= 0"
+  ${recon_inputs} --alpha -1)
+cbct_bad_input_test(admmtv_cgiter cbct-admmtv "--CGiter is 0. expected an integer >= 1" ${recon_inputs} --CGiter 0)
 cbct_bad_input_test(osem_nprojpersubset cbct-osem
   "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
   ${recon_inputs} --nprojpersubset 11)
 cbct_bad_input_test(forward_step_negative cbct-forward "--step is -2. expected a finite ray-cast sample distance > 0"
   -g g10.xml -i p10.mha -o out.mha --fp raycast --step -2)
-cbct_bad_input_test(forward_fp cbct-forward "--fp is 'Siddon'. expected joseph or raycast"
+cbct_bad_input_test(forward_fp cbct-forward "--fp is 'Siddon'. expected joseph, raycast or emission"
   -g g10.xml -i p10.mha -o out.mha --fp Siddon)
+# Emission (SPECT): the attenuation map, the collimator blur, the projector they need, negative counts;
+# cbct-simulate's emission options; FDK on parallel beam.
+set(emission_inputs -g ge10.xml --projections pe10.mha -o out.mha --dimension 10 --spacing 8)
+cbct_bad_input_test(osem_attenuation_negative cbct-osem
+  "--attenuation negmu.mha: attenuation map at voxel \\(0, 0, 0\\) is -0.5. expected a finite value >= 0"
+  ${emission_inputs} --attenuation negmu.mha)
+cbct_bad_input_test(osem_attenuation_missing cbct-osem "--attenuation is 'nothing.mha'. expected an existing image file"
+  ${emission_inputs} --attenuation nothing.mha)
+cbct_bad_input_test(osem_psf_count cbct-osem "--psf is '2'. expected SIGMA0,SLOPE" ${emission_inputs} --psf 2)
+cbct_bad_input_test(osem_psf_negative cbct-osem "--psf is '1,-0.1'. expected SIGMA0,SLOPE.*>= 0" ${emission_inputs} --psf 1,-0.1)
+cbct_bad_input_test(osem_fp_with_attenuation cbct-osem
+  "--fp is 'joseph'. expected emission \\(or left out\\) with --attenuation or --psf"
+  ${emission_inputs} --fp joseph --attenuation mu.mha)
+cbct_bad_input_test(osem_bp_with_emission cbct-osem "--bp is 'voxel'. expected adjoint with the emission projector"
+  ${emission_inputs} --bp voxel --psf 1,0.02)
+cbct_bad_input_test(osem_negative_counts cbct-osem
+  "--projections pneg.mha: projection value at pixel \\([0-9]+, [0-9]+\\) of projection [0-9]+ is -[0-9.e-]+. expected a finite value >= 0"
+  -g gneg.xml --projections pneg.mha -o out.mha --dimension 10 --spacing 8)
+cbct_bad_input_test(forward_attenuation_negative cbct-forward "--attenuation negmu.mha: attenuation map at voxel"
+  -g ge10.xml -i mu.mha -o out.mha --attenuation negmu.mha)
+cbct_bad_input_test(simulate_psf_without_emission cbct-simulate "simulate emission data: give --emission"
+  -g out.xml -o out.mha --psf 1,0.02)
+cbct_bad_input_test(simulate_sdd_negative cbct-simulate
+  "--sdd is -1. expected a source-to-detector distance > 0 in mm, or 0 for parallel beam" -g out.xml -o out.mha --sdd -1)
+cbct_bad_input_test(simulate_negative_mu cbct-simulate
+  "--mu-phantom negmu.txt: attenuation map at voxel \\([0-9]+, [0-9]+, [0-9]+\\) is -0.01"
+  -g out.xml -o out.mha --emission --sdd 0 --sid 150 --nproj 4 --detector-size 16 --detector-spacing 8 --phantom activity.txt
+  --mu-phantom negmu.txt)
+cbct_bad_input_test(simulate_mu_output_without_phantom cbct-simulate "--mu-output mu2.mha: needs --mu-phantom"
+  -g out.xml -o out.mha --emission --mu-output mu2.mha)
+cbct_bad_input_test(simulate_seed cbct-simulate "--seed is -3. expected an integer from 0 to 4294967295"
+  -g out.xml -o out.mha --emission --seed -3)
+cbct_bad_input_test(fdk_parallel cbct-fdk "FDK geometry is parallel beam \\(SourceToDetectorDistance 0\\). expected a cone-beam geometry"
+  ${emission_inputs})
 cbct_bad_input_test(compare_missing_input cbct-compare "--input is 'missing.mha'. expected an existing image file"
   -i missing.mha)
 cbct_bad_input_test(compare_supersampling cbct-compare "--supersampling is 0. expected an integer from 1 to 16"
   -i p10.mha --supersampling 0)
 cbct_bad_input_test(slices_window cbct-slices "--max is 0.5. expected a value > --min"
   -i p10.mha -o out.png --min 1 --max 0.5)
+
+# Issue 18: damaged inputs, outputs that are inputs, memory. Inputs from make_inputs.sh and
+# make_damaged.py. A file cut short names the file and the bytes expected and found, in every format.
+set(short_scan -g g10.xml -o out.mha --dimension 16 --spacing 8)
+foreach(format mha nrrd nii nii.gz tif vtk)
+  string(REPLACE "." "_" id ${format})
+  cbct_bad_input_test(fdk_short_${id} cbct-fdk
+    "--projections: .*short.${format} is [0-9]+ bytes.*. expected (at least )?[0-9]+ bytes.*the file is cut short"
+    --projections short.${format} ${short_scan})
+endforeach()
+cbct_bad_input_test(fdk_short_detached_mhd cbct-fdk
+  "--projections: pixel data of cutmhd.raw is 13653 bytes. expected 40960 bytes \\(32 x 32 x 10 pixels of float, as the header cutmhd.mhd says\\): the file is cut short"
+  --projections cutmhd.mhd ${short_scan})
+cbct_bad_input_test(fdk_short_detached_nhdr cbct-fdk
+  "--projections: pixel data of cutnhdr.raw is 13653 bytes. expected 40960 bytes .*the file is cut short"
+  --projections cutnhdr.nhdr ${short_scan})
+cbct_bad_input_test(fdk_short_analyze_pair cbct-fdk
+  "--projections: pixel data of cuthdr.img is 13653 bytes. expected 40960 bytes .*cuthdr.hdr.*the file is cut short"
+  --projections cuthdr.hdr ${short_scan})
+cbct_bad_input_test(fdk_short_compressed cbct-fdk
+  "--projections: pixel data of short_zlib.mha is [0-9]+ bytes. expected 40960 bytes \\(32 x 32 x 10 pixels of float, as the header short_zlib.mha says, once inflated\\): the file is cut short"
+  --projections short_zlib.mha ${short_scan})
+cbct_bad_input_test(sart_short_mha cbct-sart "--projections: pixel data of short.mha is [0-9]+ bytes. expected 40960 bytes"
+  --projections short.mha ${short_scan})
+cbct_bad_input_test(forward_short_volume cbct-forward "--input: pixel data of short.nii is [0-9]+ bytes. expected 40960 bytes"
+  -g g10.xml -i short.nii -o out.mha)
+cbct_bad_input_test(fdk_missing_data_file cbct-fdk
+  "--projections is 'missing_data.mhd'. expected an image ITK can read \\(data file missing_data.raw named by the header missing_data.mhd is missing"
+  --projections missing_data.mhd ${short_scan})
+# NaN and infinities: refused by every method, naming the file and the first bad pixel.
+set(nan_message "--projections: projection file nan.mha holds non-finite values: 3 \\(1 NaN, 1 \\+Inf, 1 -Inf. the first at pixel \\(u, v, projection\\) \\(5, 3, 0\\)\\). expected finite line integrals \\(--replace-nonfinite VALUE replaces them\\)")
+foreach(app fdk sart cgls osem)
+  cbct_bad_input_test(${app}_nonfinite_projections cbct-${app} "${nan_message}" --projections nan.mha ${short_scan})
+endforeach()
+cbct_bad_input_test(fdk_replace_nonfinite_not_a_number cbct-fdk
+  "--replace-nonfinite is 'zero'. expected a finite value to put in place of NaN and infinities"
+  --projections nan.mha ${short_scan} --replace-nonfinite zero)
+cbct_bad_input_test(sart_replace_nonfinite_nan cbct-sart
+  "--replace-nonfinite is 'nan'. expected a finite value to put in place of NaN and infinities"
+  --projections nan.mha ${short_scan} --replace-nonfinite nan)
+cbct_bad_input_test(forward_nonfinite_volume cbct-forward
+  "--input inf_volume.mha holds non-finite values: 1 \\(1 \\+Inf. the first at voxel .*expected finite values everywhere in the volume"
+  -g g10.xml -i inf_volume.mha -o out.mha)
+cbct_bad_input_test(sart_nonfinite_initial_volume cbct-sart
+  "--input inf_volume.mha holds non-finite values: 1 .*expected finite values everywhere in the initial volume"
+  -g g10.xml --projections p10.mha -i inf_volume.mha -o out.mha)
+cbct_bad_input_test(compare_nonfinite_volume cbct-compare "--input inf_volume.mha holds non-finite values"
+  -i inf_volume.mha --profile out.csv)
+# Grids: zero spacing, an oblique direction, 4 dimensions, colour pixels.
+cbct_bad_input_test(fdk_zero_spacing cbct-fdk "--projections.*zero_spacing.mha.*spacing" --projections zero_spacing.mha ${short_scan})
+cbct_bad_input_test(fdk_oblique_direction cbct-fdk
+  "--projections: direction of oblique.mha is .*. expected the detector's u and v along the first two axes, possibly flipped or swapped"
+  --projections oblique.mha ${short_scan})
+cbct_bad_input_test(forward_oblique_volume cbct-forward
+  "--input: direction of oblique.mha is .*. expected the world's axes, possibly flipped or swapped"
+  -g g10.xml -i oblique.mha -o out.mha)
+cbct_bad_input_test(fdk_four_dimensions cbct-fdk
+  "--projections is 'four_d.mha' \\(32 x 32 x 5 x 2 pixels of float\\). expected an image of at most 3 dimensions"
+  --projections four_d.mha ${short_scan})
+cbct_bad_input_test(fdk_colour_pixels cbct-fdk
+  "--projections is 'rgb.mha' \\(32 x 32 x 1 pixels of 3 x float\\). expected one value per pixel"
+  --projections rgb.mha ${short_scan})
+# Geometry and phantom files.
+cbct_bad_input_test(fdk_geometry_cut_short cbct-fdk
+  "--geometry: geometry file cut.xml is cut off before </RTKThreeDCircularGeometry>. expected a complete XML document"
+  -g cut.xml --projections p10.mha -o out.mha)
+cbct_bad_input_test(simulate_phantom_negative_axis cbct-simulate
+  "line 1 of phantom file badphantom.txt is 'ellipsoid 1 0 0 0 -5 3 3'. expected valid values"
+  -g out.xml -o out.mha --phantom badphantom.txt)
+# The output is an input: refused before any work, the input left as it was, however it is named.
+cbct_bad_input_test_keeping(fdk_output_is_projections cbct-fdk
+  "--output is 'p10.mha', the same file as the --projections p10.mha. expected an output that is none of the inputs"
+  p10.mha -g g10.xml --projections p10.mha -o p10.mha)
+cbct_bad_input_test_keeping(fdk_output_is_projections_spelled_otherwise cbct-fdk
+  "--output is '../bad_input/p10.mha', the same file as the --projections ./p10.mha"
+  p10.mha -g g10.xml --projections ./p10.mha -o ../bad_input/p10.mha)
+cbct_bad_input_test_keeping(fdk_output_is_projections_by_symlink cbct-fdk
+  "--output is 'p10.mha', the same file as the --projections link10.mha"
+  p10.mha -g g10.xml --projections link10.mha -o p10.mha)
+cbct_bad_input_test_keeping(fdk_output_is_projections_by_hard_link cbct-fdk
+  "--output is 'hard10.mha', the same file as the --projections p10.mha"
+  p10.mha -g g10.xml --projections p10.mha -o hard10.mha)
+cbct_bad_input_test_keeping(fdk_output_writes_the_inputs_data_file cbct-fdk
+  "--output is 'p10d.nhdr' \\(which writes p10d.raw\\), the same file as the --projections p10d.raw"
+  p10d.raw -g g10.xml --projections p10d.mhd -o p10d.nhdr)
+cbct_bad_input_test_keeping(fdk_output_in_path_series cbct-fdk
+  "--output is 'p10.mha', the same file as the --path/--regexp ./p10.mha"
+  p10.mha -g g10.xml --path . --regexp "^p10[.]mha$" -o p10.mha)
+cbct_bad_input_test_keeping(sart_output_is_projections cbct-sart "--output is 'p10.mha', the same file as the --projections p10.mha"
+  p10.mha -g g10.xml --projections p10.mha -o p10.mha)
+cbct_bad_input_test_keeping(cgls_output_is_initial_volume cbct-cgls "--output is 'existing.mha', the same file as the --input existing.mha"
+  existing.mha -g g10.xml --projections p10.mha -i existing.mha -o existing.mha)
+cbct_bad_input_test_keeping(osem_output_is_geometry cbct-osem "--output is 'g10.xml'"
+  g10.xml -g g10.xml --projections p10.mha -o g10.xml)
+cbct_bad_input_test_keeping(forward_output_is_input cbct-forward "--output is 'p12.mha', the same file as the --input p12.mha"
+  p12.mha -g g12.xml -i p12.mha -o p12.mha)
+cbct_bad_input_test_keeping(simulate_geometry_is_phantom cbct-simulate
+  "--geometry is 'badphantom.txt', the same file as the --phantom badphantom.txt"
+  badphantom.txt -g badphantom.txt -o out.mha --phantom badphantom.txt)
+cbct_bad_input_test(simulate_geometry_is_output cbct-simulate "--output is '.*same.out.mha', the same file as --geometry"
+  -g same.out.mha -o same.out.mha)
+cbct_bad_input_test_keeping(compare_profile_is_input cbct-compare "--profile is 'p10.mha', the same file as the --input p10.mha"
+  p10.mha -i p10.mha --profile p10.mha)
+# A failed run leaves an output that was there before as it was.
+cbct_bad_input_test_keeping(fdk_existing_output_kept cbct-fdk "--projections: pixel data of short.mha"
+  existing.mha -g g10.xml --projections short.mha -o existing.mha)
+# More memory than the machine has: both numbers and what would make it fit.
+cbct_bad_input_test(fdk_volume_too_large cbct-fdk
+  "the reconstruction needs at least [0-9.]+ [PT]iB \\(projections .*, volume .*, slab buffers .*\\) of memory. this machine has [0-9.]+ [A-Za-z]+ \\(RAM .*, swap .*\\): give a smaller volume \\(--dimension, or a coarser --spacing\\) or more --divisions"
+  -g g10.xml --projections p10.mha -o out.mha --dimension 100000 --spacing 0.001)
+cbct_bad_input_test(cgls_volume_too_large cbct-cgls
+  "the reconstruction needs at least [0-9.]+ [PT]iB .*adjoint's partial sums.* of memory. this machine has .*give a smaller volume"
+  -g g10.xml --projections p10.mha -o out.mha --dimension 50000 --spacing 0.001)
+cbct_bad_input_test(simulate_too_many_projections cbct-simulate
+  "the simulation needs at least [0-9.]+ [PT]iB \\(projections .*\\) of memory. this machine has .*give fewer projections \\(--nproj\\)"
+  -g out.xml -o out.mha --nproj 1000000 --detector-size 100000)
+cbct_bad_input_test(forward_too_many_projections cbct-forward
+  "the projection needs at least [0-9.]+ [PT]iB .* of memory. this machine has .*give fewer or smaller projections"
+  -g g10.xml -i p12.mha -o out.mha --dimension 1000000)
 
 # The installed package: cmake --install, then an outside project does find_package(ConeBeamCT),
 # links ConeBeamCT::ConeBeamCT, builds and runs (reader -> FDK -> writer, as in the README).

@@ -91,6 +91,32 @@ set -e
 [ $status -ne 0 ] || fail "cbct-sart --fp raycast under mpirun exited 0"
 grep -q "cbct-sart: error: rank 0: --fp is 'raycast'; expected joseph under mpirun" raycast.log || { cat raycast.log; fail "no clear error for --fp raycast"; }
 [ ! -e raycast.mha ] || fail "an output was written"
+echo "== cbct-asdpocs and cbct-admmtv under mpirun are refused (one process), and --time-limit"
+for app in asdpocs admmtv; do
+  set +e
+  "${mpirun[@]}" -np 2 "$bin/cbct-$app" "${iterative[@]}" -o $app.mha >$app.log 2>&1
+  status=$?
+  set -e
+  [ $status -ne 0 ] || fail "cbct-$app under mpirun exited 0"
+  grep -q "cbct-$app: error: rank 0: mpirun: cbct-$app runs in one process" $app.log || { cat $app.log; fail "no clear error for cbct-$app"; }
+  [ ! -e $app.mha ] || fail "cbct-$app wrote an output"
+done
+set +e
+"${mpirun[@]}" -np 2 "$bin/cbct-sart" "${iterative[@]}" --time-limit 5 -o limit.mha >limit.log 2>&1
+status=$?
+set -e
+[ $status -ne 0 ] || fail "cbct-sart --time-limit under mpirun exited 0"
+grep -q "cbct-sart: error: rank 0: --time-limit is 5; expected 0 under mpirun" limit.log || { cat limit.log; fail "no clear error for --time-limit"; }
+
+echo "== cbct-osem with the emission model (--psf) under mpirun is refused (its slices span the volume it holds)"
+set +e
+"${mpirun[@]}" -np 2 "$bin/cbct-osem" "${iterative[@]}" --psf 1,0.02 -o emission.mha >emission.log 2>&1
+status=$?
+set -e
+[ $status -ne 0 ] || fail "cbct-osem --psf under mpirun exited 0"
+grep -q "cbct-osem: error: rank 0: --fp is 'emission' (from --attenuation or --psf); expected joseph under mpirun: run emission OSEM as one process" emission.log ||
+  { cat emission.log; fail "no clear error for emission OSEM under mpirun"; }
+[ ! -e emission.mha ] || fail "an output was written"
 
 echo "== bad input on rank 1 (MPMD: its projections do not match the geometry)"
 set +e
@@ -104,6 +130,26 @@ grep -q "^cbct-fdk: error: rank 1: --projections p12.mha with --geometry g.xml: 
   fail "no one-line error naming rank 1"
 [ "$(grep -c 'cbct-fdk: error' bad.log)" -eq 1 ] || fail "the error was printed more than once"
 [ ! -e bad.mha ] || fail "an output file was written"
+
+echo "== damaged projections under mpirun: NaN in the rows a rank reads, a detector stored flipped"
+"$bin/cbct-simulate" --nproj 10 --detector-size 32 --detector-spacing 8 -g g10.xml -o p10.mha
+python3 "$(dirname "$0")/make_damaged.py" p10.mha >/dev/null
+small=(-g g10.xml --dimension 32 --spacing 8 --hardware cpu) # the volume projects onto every row
+for item in "nan.mha:holds non-finite values: [0-9]+ .*expected finite line integrals \\(--replace-nonfinite VALUE replaces them\\)" \
+            "reversed.mha:has a negative spacing or a direction other than the identity. expected, under mpirun, a detector stored with positive spacing"; do
+  file=${item%%:*}
+  pattern=${item#*:}
+  set +e
+  "${mpirun[@]}" -np 2 "$bin/cbct-fdk" "${small[@]}" --projections "$file" -o damaged.mha >damaged.log 2>&1
+  status=$?
+  set -e
+  [ $status -ne 0 ] || fail "cbct-fdk under mpirun with $file exited 0"
+  grep -Eq "^cbct-fdk: error: rank [01]: --projections: (projection file )?$file $pattern" damaged.log ||
+    { cat damaged.log; fail "no clear error for $file under mpirun"; }
+  [ ! -e damaged.mha ] || fail "an output was written from $file"
+done
+"${mpirun[@]}" -np 2 "$bin/cbct-fdk" "${small[@]}" --projections nan.mha --replace-nonfinite 0 -o replaced.mha 2>replaced.log
+grep -q "replaced the non-finite values of nan.mha by 0" replaced.log || { cat replaced.log; fail "no warning for --replace-nonfinite under mpirun"; }
 
 echo "== a rank killed mid-way (SIGKILL): the previous output stays as it was"
 cp single.mha killed.mha

@@ -9,11 +9,19 @@
 // (the filters do not write to their inputs), and an output itk::Image is handed to numpy without
 // copying (a capsule owns it). The GIL is released while ITK works; a progress callback is called with
 // the GIL held again.
+#include "cbctADMMTotalVariationConeBeamReconstructionFilter.h"
+#include "cbctASDPOCSConeBeamReconstructionFilter.h"
+#include "cbctAtomicOutput.h"
+#include "cbctCanonicalGrid.h"
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
 #include "cbctCudaDevice.h"
+#include "cbctEmissionForwardProjectionImageFilter.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctOSEMConeBeamReconstructionFilter.h"
+#include "cbctPoissonNoiseImageFilter.h"
 #include "cbctGeometricPhantom.h"
+#include "cbctImageFileContents.h"
 #include "cbctPhantomProjectionSource.h"
 #include "cbctPhantomVolumeSource.h"
 #include "cbctProjectionPreprocessingFilter.h"
@@ -24,6 +32,8 @@
 
 #include <itkCommand.h>
 #include <itkImage.h>
+#include <itkImageFileReader.h>
+#include <itkImageFileWriter.h>
 #include <itkImageRegionSplitterDirection.h>
 #include <itkMultiThreaderBase.h>
 #include <itkStreamingImageFilter.h>
@@ -45,10 +55,20 @@
 // The CUDA path is compiled where the build has CUDA and the CUDA FDK filter exists (as in cbct-fdk).
 #if CBCT_USE_CUDA && __has_include("cbctCudaFDKConeBeamReconstructionFilter.h")
 #  define CBCT_PY_WITH_CUDA 1
+#  include "cbctCudaEmissionForwardProjectionImageFilter.h"
 #  include "cbctCudaFDKConeBeamReconstructionFilter.h"
 #  include "cbctCudaImage.h"
+#  include "cbctCudaOSEMConeBeamReconstructionFilter.h"
 #else
 #  define CBCT_PY_WITH_CUDA 0
+#endif
+// The total-variation methods' CUDA twins, likewise.
+#if CBCT_USE_CUDA && __has_include("cbctCudaASDPOCSConeBeamReconstructionFilter.h")
+#  define CBCT_PY_WITH_CUDA_TV 1
+#  include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
+#  include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
+#else
+#  define CBCT_PY_WITH_CUDA_TV 0
 #endif
 
 namespace py = pybind11;
@@ -495,6 +515,324 @@ Preprocess(const FloatArray & projections,
   return py::make_tuple(ToNumpy<ImageType>(output), outSpacing, outOrigin, info);
 }
 
+/** Whether `hardware` ('cpu' or 'cuda') asks for CUDA; throws ValueError for another value or for
+ * 'cuda' without a CUDA build or device. */
+bool
+UseCuda(const std::string & hardware)
+{
+  if (hardware != "cpu" && hardware != "cuda")
+    throw py::value_error("hardware is '" + hardware + "'; expected 'cpu' or 'cuda'");
+  if (hardware == "cpu")
+    return false;
+#if CBCT_PY_WITH_CUDA
+  std::string device;
+  if (!cbct::CudaDeviceAvailable(&device))
+    throw py::value_error("hardware is 'cuda' but no CUDA device is available" + (device.empty() ? std::string() : " (" + device + ")"));
+  return true;
+#else
+  throw py::value_error("hardware is 'cuda' but this build of ConeBeamCT has no CUDA");
+#endif
+}
+
+/** The collimator blur (sigma0, slope), both finite and >= 0. */
+cbct::CollimatorBlur
+Psf(const std::array<double, 2> & psf)
+{
+  cbct::CollimatorBlur blur;
+  blur.sigma0 = psf[0];
+  blur.slope = psf[1];
+  if (!std::isfinite(psf[0]) || !std::isfinite(psf[1]) || psf[0] < 0. || psf[1] < 0.)
+    throw py::value_error("psf is (" + py::repr(py::float_(psf[0])).cast<std::string>() + ", " +
+                          py::repr(py::float_(psf[1])).cast<std::string>() +
+                          "); expected (sigma0, slope): sigma at the detector (mm) and its growth per mm of distance, both >= 0");
+  return blur;
+}
+
+/** The attenuation map of an optional (array, spacing, origin), or null. */
+ImageType::Pointer
+AttenuationMap(const py::object & mu, const Triple & spacing, const Triple & origin)
+{
+  if (mu.is_none())
+    return nullptr;
+  const FloatArray array = mu.cast<FloatArray>();
+  CheckDimensions(array, "attenuation", 3, "3 dimensions (z, y, x)");
+  return FromNumpy<ImageType>(array, spacing, origin);
+}
+
+/** cbct-forward --fp emission: the attenuated, collimator-blurred projections of an activity volume. */
+py::array_t<float>
+EmissionProject(const FloatArray & activityArray, const Triple & activitySpacing, const Triple & activityOrigin,
+                const GeometryHandle & geometry, const std::array<unsigned long, 2> & size, const std::array<double, 2> & spacing,
+                const std::array<double, 2> & origin, const py::object & mu, const Triple & muSpacing, const Triple & muOrigin,
+                const std::array<double, 2> & psf, const std::string & hardware, const py::object & progress)
+{
+  CheckDimensions(activityArray, "activity", 3, "3 dimensions (z, y, x)");
+  const unsigned int count = geometry.geometry->GetNumberOfProjections();
+  if (count == 0)
+    throw py::value_error("geometry has no projections");
+  auto activity = FromNumpy<ImageType>(activityArray, activitySpacing, activityOrigin);
+  auto attenuation = AttenuationMap(mu, muSpacing, muOrigin);
+  auto detector = cbct::ConstantImageSource<ImageType>::New();
+  ImageType::SpacingType detectorSpacing;
+  ImageType::PointType detectorOrigin;
+  detectorSpacing[0] = spacing[0];
+  detectorSpacing[1] = spacing[1];
+  detectorSpacing[2] = 1.;
+  detectorOrigin[0] = origin[0];
+  detectorOrigin[1] = origin[1];
+  detectorOrigin[2] = 0.;
+  detector->SetSize(ImageType::SizeType{ { size[0], size[1], count } });
+  detector->SetSpacing(detectorSpacing);
+  detector->SetOrigin(detectorOrigin);
+  // The CUDA twin derives from ForwardProjectionImageFilter (with the emission projector chosen).
+  cbct::ForwardProjectionImageFilter<ImageType>::Pointer forward;
+#if CBCT_PY_WITH_CUDA
+  if (UseCuda(hardware))
+    forward = cbct::CudaEmissionForwardProjectionImageFilter<ImageType>::New().GetPointer();
+  else
+#else
+  UseCuda(hardware);
+#endif
+    forward = cbct::EmissionForwardProjectionImageFilter<ImageType>::New();
+  forward->SetInput(0, detector->GetOutput());
+  forward->SetVolume(activity);
+  forward->SetAttenuationMap(attenuation);
+  forward->SetCollimatorBlur(Psf(psf));
+  forward->SetGeometry(geometry.geometry);
+  RunWithProgress(forward, [&] { forward->Update(); }, progress);
+  ImageType::Pointer output = forward->GetOutput();
+  output->DisconnectPipeline();
+  return ToNumpy<ImageType>(output);
+}
+
+/** Poisson counts around expected counts (cbct-simulate --poisson). */
+py::array_t<float>
+PoissonNoise(const FloatArray & array, std::uint64_t seed)
+{
+  CheckDimensions(array, "projections", 3, "3 dimensions (projection, v, u)");
+  auto input = FromNumpy<ImageType>(array, Triple{ { 1., 1., 1. } }, Triple{ { 0., 0., 0. } });
+  auto noise = cbct::PoissonNoiseImageFilter<ImageType>::New();
+  noise->SetInput(input);
+  noise->SetSeed(seed);
+  {
+    py::gil_scoped_release release;
+    noise->Update();
+  }
+  ImageType::Pointer output = noise->GetOutput();
+  output->DisconnectPipeline();
+  return ToNumpy<ImageType>(output);
+}
+
+/** cbct-osem: OSEM/MLEM with the chosen projector (the emission one with an attenuation map or a blur). */
+py::array_t<float>
+Osem(const FloatArray & projectionsArray, const Triple & projectionSpacing, const Triple & projectionOrigin,
+     const GeometryHandle & geometry, const std::array<unsigned long, 3> & size, const Triple & spacing, const Triple & origin,
+     unsigned int iterations, unsigned int perSubset, const std::string & projector, const py::object & mu,
+     const Triple & muSpacing, const Triple & muOrigin, const std::array<double, 2> & psf, const std::string & hardware,
+     const py::object & progress)
+{
+  CheckDimensions(projectionsArray, "projections", 3, "3 dimensions (projection, v, u)");
+  cbct::ForwardProjectorKind kind = cbct::ForwardProjectorKind::Joseph;
+  if (projector == "raycast")
+    kind = cbct::ForwardProjectorKind::RayCast;
+  else if (projector == "emission")
+    kind = cbct::ForwardProjectorKind::Emission;
+  else if (projector != "joseph")
+    throw py::value_error("projector is '" + projector + "'; expected 'joseph', 'raycast' or 'emission'");
+  auto projections = FromNumpy<ImageType>(projectionsArray, projectionSpacing, projectionOrigin);
+  auto attenuation = AttenuationMap(mu, muSpacing, muOrigin);
+  auto grid = cbct::ConstantImageSource<ImageType>::New();
+  ImageType::SpacingType gridSpacing;
+  ImageType::PointType gridOrigin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    gridSpacing[d] = spacing[d];
+    gridOrigin[d] = origin[d];
+  }
+  grid->SetSize(ImageType::SizeType{ { size[0], size[1], size[2] } });
+  grid->SetSpacing(gridSpacing);
+  grid->SetOrigin(gridOrigin);
+  grid->SetConstant(0.f); // starts from 1
+  cbct::OSEMConeBeamReconstructionFilter<ImageType>::Pointer osem;
+#if CBCT_PY_WITH_CUDA
+  if (UseCuda(hardware))
+    osem = cbct::CudaOSEMConeBeamReconstructionFilter<ImageType>::New().GetPointer();
+  else
+#else
+  UseCuda(hardware);
+#endif
+    osem = cbct::OSEMConeBeamReconstructionFilter<ImageType>::New();
+  osem->SetInput(0, grid->GetOutput());
+  osem->SetProjections(projections);
+  osem->SetGeometry(geometry.geometry);
+  osem->SetForwardProjector(kind);
+  osem->SetAttenuationMap(attenuation);
+  osem->SetCollimatorBlur(Psf(psf));
+  osem->SetNumberOfIterations(iterations);
+  osem->SetNumberOfProjectionsPerSubset(perSubset);
+  RunWithProgress(osem, [&] { osem->Update(); }, progress);
+  ImageType::Pointer output = osem->GetOutput();
+  output->DisconnectPipeline();
+  return ToNumpy<ImageType>(output);
+}
+
+/** The grid of an iterative reconstruction: the initial volume's (an array with spacing and origin), or
+ * a volume of zeros of `size`, `spacing`, `origin` when no initial volume is given. */
+struct IterativeGrid
+{
+  py::object initial = py::none(); // or a float32 (z, y, x) array
+  Triple initialSpacing{ { 1., 1., 1. } };
+  Triple initialOrigin{ { 0., 0., 0. } };
+  std::array<unsigned long, 3> size{ { 1, 1, 1 } }; // x, y, z
+  Triple spacing{ { 1., 1., 1. } };
+  Triple origin{ { 0., 0., 0. } };
+};
+
+ImageType::Pointer
+InitialVolume(const IterativeGrid & grid)
+{
+  if (!grid.initial.is_none())
+  {
+    const FloatArray array = grid.initial.cast<FloatArray>();
+    CheckDimensions(array, "initial", 3, "3 dimensions (z, y, x)");
+    return FromNumpy<ImageType>(array, grid.initialSpacing, grid.initialOrigin);
+  }
+  auto source = cbct::ConstantImageSource<ImageType>::New();
+  ImageType::SizeType size;
+  ImageType::SpacingType spacing;
+  ImageType::PointType origin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    size[d] = grid.size[d];
+    spacing[d] = grid.spacing[d];
+    origin[d] = grid.origin[d];
+  }
+  source->SetSize(size);
+  source->SetSpacing(spacing);
+  source->SetOrigin(origin);
+  source->SetConstant(0.f);
+  source->Update();
+  return source->GetOutput();
+}
+
+/** "cpu" or "cuda (device)" for `hardware` ('cpu', 'cuda' or 'auto') with the total-variation methods;
+ * ValueError for 'cuda' without a CUDA build or device. */
+std::string
+IterativeHardware(const std::string & hardware)
+{
+  if (hardware != "cpu" && hardware != "cuda" && hardware != "auto")
+    throw py::value_error("hardware is '" + hardware + "'; expected 'cpu', 'cuda' or 'auto'");
+#if CBCT_PY_WITH_CUDA_TV
+  if (hardware != "cpu")
+  {
+    std::string device;
+    const bool available = cbct::CudaDeviceAvailable(&device);
+    if (hardware == "cuda" && !available)
+      throw py::value_error("hardware is 'cuda' but no CUDA device is available" +
+                            (device.empty() ? std::string() : " (" + device + ")"));
+    if (available)
+      return "cuda (" + device + ")";
+  }
+#else
+  if (hardware == "cuda")
+    throw py::value_error("hardware is 'cuda' but this build of ConeBeamCT has no CUDA");
+#endif
+  return "cpu";
+}
+
+/** Runs an iterative filter (its method's parameters set) on the projections from the grid's volume,
+ * without the GIL; returns the volume and {hardware, iterations, total_s}. */
+py::tuple
+RunIterative(cbct::IterativeReconstructionFilter<ImageType> * filter, const FloatArray & projectionsArray,
+             const Triple & projectionSpacing, const Triple & projectionOrigin, const GeometryHandle & geometry,
+             const IterativeGrid & grid, unsigned int iterations, const std::string & hardware, const py::object & progress)
+{
+  CheckDimensions(projectionsArray, "projections", 3, "3 dimensions (projection, v, u)");
+  if (iterations < 1)
+    throw py::value_error("niterations is 0; expected an integer >= 1");
+  ImageType::Pointer projections = FromNumpy<ImageType>(projectionsArray, projectionSpacing, projectionOrigin);
+  ImageType::Pointer initial = InitialVolume(grid);
+  filter->SetInput(0, initial);
+  filter->SetProjections(projections);
+  filter->SetGeometry(geometry.geometry);
+  filter->SetNumberOfIterations(iterations);
+  {
+    py::gil_scoped_release release;
+    filter->UpdateOutputInformation(); // checks the geometry against the projections before the work
+  }
+  const auto start = std::chrono::steady_clock::now();
+  RunWithProgress(filter, [&] { filter->Update(); }, progress);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ImageType::Pointer volume = filter->GetOutput();
+  volume->DisconnectPipeline();
+  py::dict info;
+  info["hardware"] = hardware;
+  info["iterations"] = filter->GetCurrentIteration();
+  info["total_s"] = seconds;
+  return py::make_tuple(ToNumpy<ImageType>(volume), info);
+}
+
+/** A new TCpu filter, or its CUDA twin TCuda when `hardware` names a CUDA device. */
+template <typename TCpu, typename TCuda>
+typename TCpu::Pointer
+NewIterative(const std::string & hardware)
+{
+#if CBCT_PY_WITH_CUDA_TV
+  if (hardware != "cpu")
+    return TCuda::New().GetPointer();
+#endif
+  (void)hardware;
+  return TCpu::New().GetPointer();
+}
+
+py::tuple
+AsdPocs(const FloatArray & projections, const Triple & projectionSpacing, const Triple & projectionOrigin,
+        const GeometryHandle & geometry, const IterativeGrid & grid, unsigned int iterations, double lambda,
+        double lambdaReduction, unsigned int projectionsPerSubset, bool positivity, double alpha, double alphaReduction,
+        double ratio, unsigned int tvIterations, double maxL2Error, const std::string & hardware, const py::object & progress)
+{
+  using Cpu = cbct::ASDPOCSConeBeamReconstructionFilter<ImageType>;
+#if CBCT_PY_WITH_CUDA_TV
+  using Cuda = cbct::CudaASDPOCSConeBeamReconstructionFilter<ImageType>;
+#else
+  using Cuda = Cpu;
+#endif
+  const std::string used = IterativeHardware(hardware);
+  auto filter = NewIterative<Cpu, Cuda>(used);
+  filter->SetLambda(lambda);
+  filter->SetLambdaReduction(lambdaReduction);
+  filter->SetNumberOfProjectionsPerSubset(projectionsPerSubset);
+  filter->SetEnforcePositivity(positivity);
+  filter->SetAlpha(alpha);
+  filter->SetAlphaReduction(alphaReduction);
+  filter->SetRatioMax(ratio);
+  filter->SetNumberOfTVIterations(tvIterations);
+  filter->SetDataTolerance(maxL2Error);
+  py::tuple result = RunIterative(filter, projections, projectionSpacing, projectionOrigin, geometry, grid, iterations, used, progress);
+  py::dict info = result[1];
+  info["tv_steps"] = filter->GetTVStepSizes();
+  return result;
+}
+
+py::tuple
+AdmmTv(const FloatArray & projections, const Triple & projectionSpacing, const Triple & projectionOrigin,
+       const GeometryHandle & geometry, const IterativeGrid & grid, unsigned int iterations, double alpha, double beta,
+       unsigned int cgIterations, const std::string & hardware, const py::object & progress)
+{
+  using Cpu = cbct::ADMMTotalVariationConeBeamReconstructionFilter<ImageType>;
+#if CBCT_PY_WITH_CUDA_TV
+  using Cuda = cbct::CudaADMMTotalVariationConeBeamReconstructionFilter<ImageType>;
+#else
+  using Cuda = Cpu;
+#endif
+  const std::string used = IterativeHardware(hardware);
+  auto filter = NewIterative<Cpu, Cuda>(used);
+  filter->SetAlpha(alpha);
+  filter->SetBeta(beta);
+  filter->SetNumberOfCGIterations(cgIterations);
+  return RunIterative(filter, projections, projectionSpacing, projectionOrigin, geometry, grid, iterations, used, progress);
+}
+
 bool
 HasCuda()
 {
@@ -528,6 +866,54 @@ PerProjection(const GeometryHandle & g, F value)
   for (unsigned int k = 0; k < n; ++k)
     r(k) = value(k);
   return result;
+}
+
+/** Writes a (z, y, x) float32 array as an image file: beside its place, inspected complete, then
+ * renamed into place (cbct::AtomicOutput), so that a failure leaves a previous file as it was. */
+void
+WriteImageFile(const FloatArray & array, const Triple & spacing, const Triple & origin, const std::string & path)
+{
+  CheckDimensions(array, "array", 3, "3 dimensions (z, y, x)");
+  auto image = FromNumpy<ImageType>(array, spacing, origin);
+  py::gil_scoped_release release;
+  cbct::AtomicOutput output(path);
+  auto writer = itk::ImageFileWriter<ImageType>::New();
+  writer->SetFileName(output.TemporaryPath());
+  writer->SetInput(image);
+  writer->Update();
+  cbct::ImageFileContents::Inspect(output.TemporaryPath()).CheckComplete();
+  output.Commit();
+}
+
+/** Reads an image file as the apps do: inspected before its pixels are read (a file cut short is an
+ * error naming the bytes expected and found), scalar, at most 3D, on a canonical grid (`stack`: the
+ * third axis counts projections). Returns (array (z, y, x) float32, spacing, origin). */
+py::tuple
+ReadImageFile(const std::string & path, bool stack)
+{
+  ImageType::Pointer image;
+  {
+    py::gil_scoped_release release;
+    const auto contents = cbct::ImageFileContents::InspectAndCheck(path);
+    for (std::size_t d = 3; d < contents.Dimensions().size(); ++d)
+      if (contents.Dimensions()[d] > 1)
+        cbct::ThrowBadParameter("image file " + path, contents.Description(), "an image of at most 3 dimensions");
+    if (contents.Components() != 1)
+      cbct::ThrowBadParameter("image file " + path, contents.Description(), "one value per pixel (a scalar image)");
+    auto reader = itk::ImageFileReader<ImageType>::New();
+    reader->SetFileName(path);
+    reader->Update();
+    image = reader->GetOutput();
+    image->DisconnectPipeline();
+    image = cbct::CanonicalGrid<ImageType>(image, path, stack);
+  }
+  Triple spacing, origin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    spacing[d] = image->GetSpacing()[d];
+    origin[d] = image->GetOrigin()[d];
+  }
+  return py::make_tuple(ToNumpy<ImageType>(image), spacing, origin);
 }
 
 } // namespace
@@ -564,7 +950,8 @@ distance sdd, gantry angle, detector and source offsets, in-plane and out-of-pla
 degrees) or a bare 3x4 matrix mapping world (mm) to detector (mm) coordinates.
 
 Geometry() is empty; Geometry.circular(...) makes a circular scan; Geometry.read(path) reads RTK's
-ThreeDCircularGeometry XML.)")
+ThreeDCircularGeometry XML. A projection whose sdd is 0 is parallel beam (RTK's convention; SPECT), and
+then every projection must be: sid is then the detector's distance from the rotation axis.)")
     .def(py::init<>())
     .def_static(
       "circular",
@@ -584,7 +971,7 @@ ThreeDCircularGeometry XML.)")
       py::arg("n"), py::arg("arc") = 360., py::arg("sid") = 1000., py::arg("sdd") = 1500.,
       py::arg("first_angle") = 0., py::arg("proj_offset_x") = 0., py::arg("proj_offset_y") = 0.,
       "A circular scan of n projections, projection k at gantry angle first_angle + k * arc / n (degrees), "
-      "as cbct-simulate makes it.")
+      "as cbct-simulate makes it; sdd=0 makes it parallel beam (sid: the detector's distance from the axis).")
     .def(
       "add_projection",
       [](GeometryHandle & g, double sid, double sdd, double angle, double pox, double poy, double outOfPlane,
@@ -638,6 +1025,9 @@ ThreeDCircularGeometry XML.)")
       py::arg("path"), "Writes RTK's ThreeDCircularGeometry XML.")
     .def("clear", [](GeometryHandle & g) { g.geometry->Clear(); }, "Removes every projection.")
     .def("__len__", [](const GeometryHandle & g) { return g.geometry->GetNumberOfProjections(); })
+    .def(
+      "is_parallel", [](const GeometryHandle & g) { return g.geometry->GetNumberOfProjections() > 0 && g.geometry->IsParallel(0); },
+      "Whether the projections are parallel beam (sdd 0).")
     .def(
       "matrices",
       [](const GeometryHandle & g) {
@@ -727,6 +1117,31 @@ ThreeDCircularGeometry XML.)")
         py::arg("intensities"), py::arg("i0"), py::arg("idark"), py::arg("air_threshold"), py::arg("minimum_signal"),
         py::arg("lower_crop"), py::arg("upper_crop"), py::arg("binning"), py::arg("median_radius"),
         py::arg("median_multiplier"), py::arg("wpc"), py::arg("spr"), py::arg("nonneg"), py::arg("progress"));
+  m.def("_emission_project", &EmissionProject, py::arg("activity"), py::arg("activity_spacing"), py::arg("activity_origin"),
+        py::arg("geometry"), py::arg("size"), py::arg("spacing"), py::arg("origin"), py::arg("attenuation"),
+        py::arg("attenuation_spacing"), py::arg("attenuation_origin"), py::arg("psf"), py::arg("hardware"), py::arg("progress"));
+  m.def("_poisson_noise", &PoissonNoise, py::arg("projections"), py::arg("seed"));
+  m.def("_osem", &Osem, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"), py::arg("geometry"),
+        py::arg("size"), py::arg("spacing"), py::arg("origin"), py::arg("iterations"), py::arg("projections_per_subset"),
+        py::arg("projector"), py::arg("attenuation"), py::arg("attenuation_spacing"), py::arg("attenuation_origin"),
+        py::arg("psf"), py::arg("hardware"), py::arg("progress"));
+  py::class_<IterativeGrid>(m, "_IterativeGrid")
+    .def(py::init<>())
+    .def_readwrite("initial", &IterativeGrid::initial)
+    .def_readwrite("initial_spacing", &IterativeGrid::initialSpacing)
+    .def_readwrite("initial_origin", &IterativeGrid::initialOrigin)
+    .def_readwrite("size", &IterativeGrid::size)
+    .def_readwrite("spacing", &IterativeGrid::spacing)
+    .def_readwrite("origin", &IterativeGrid::origin);
+  m.def("_asd_pocs", &AsdPocs, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
+        py::arg("geometry"), py::arg("grid"), py::arg("niterations"), py::arg("lambda_"), py::arg("lambda_red"),
+        py::arg("nprojpersubset"), py::arg("positivity"), py::arg("alpha"), py::arg("alpha_red"), py::arg("ratio"),
+        py::arg("tviter"), py::arg("maxl2err"), py::arg("hardware"), py::arg("progress"));
+  m.def("_admm_tv", &AdmmTv, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
+        py::arg("geometry"), py::arg("grid"), py::arg("niterations"), py::arg("alpha"), py::arg("beta"), py::arg("cgiter"),
+        py::arg("hardware"), py::arg("progress"));
+  m.def("_write_image", &WriteImageFile, py::arg("array"), py::arg("spacing"), py::arg("origin"), py::arg("path"));
+  m.def("_read_image", &ReadImageFile, py::arg("path"), py::arg("stack"));
   m.def("has_cuda", &HasCuda, "Whether this build has the CUDA FDK (a device is still needed to use it).");
   m.def(
     "cuda_device",

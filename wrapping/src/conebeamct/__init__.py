@@ -1,4 +1,6 @@
-"""ConeBeamCT from Python: cone-beam CT geometry, phantoms and FDK reconstruction.
+"""ConeBeamCT from Python: cone-beam CT geometry, phantoms, FDK reconstruction, and emission
+tomography (SPECT): the emission projector with attenuation and collimator blur, Poisson counts, OSEM,
+and total-variation reconstruction for few views (ASD-POCS, ADMM-TV).
 
 Images are :class:`Image` objects (:class:`Projections`, :class:`Volume`): a C-contiguous float32
 numpy ``array`` in (z, y, x) order -- numpy's order, ITK's reversed -- with ``spacing`` and
@@ -11,10 +13,15 @@ contiguous copy, and a wrong number of dimensions raises ValueError naming the a
 and what was expected. Errors from the C++ library raise :class:`ITKError` (a RuntimeError) with the
 library's message.
 
-What the C++ library has today is wrapped: :class:`Geometry`, :func:`project_phantom`,
+Wrapped: :class:`Geometry` (cone beam, or parallel beam with sdd=0), :func:`project_phantom`,
 :func:`voxelize_phantom`, :func:`preprocess` (real scans: intensities to line integrals, crop,
-binning, median, scatter and water precorrection, as RTK's options) and :func:`fdk`. Forward projection and backprojection operators and the
-iterative methods (SART, SIRT, CGLS, MLEM) are not in the library yet, so they are not here either.
+binning, median, scatter and water precorrection, as RTK's options), :func:`fdk`, and for emission
+data :func:`emission_project` (as ``cbct-forward --fp emission``), :func:`poisson_noise` (as
+``cbct-simulate --poisson``) and :func:`osem` (as ``cbct-osem``, with any of its projectors), and the
+total-variation methods for few views :func:`asd_pocs` and :func:`admm_tv`; :meth:`Image.save` and
+:func:`load` write and read image files (.mha, .nrrd, .nii, .tif) as the command-line apps do: written
+beside their place and renamed into place when complete, read only when the file holds all the pixels
+its header promises. The other projectors and iterative methods (SART, SIRT, CGLS) are not wrapped yet.
 """
 
 import os
@@ -33,15 +40,21 @@ from ._conebeamct import (
 from . import _conebeamct
 
 __all__ = [
+    "admm_tv",
+    "asd_pocs",
     "Geometry",
     "Image",
     "ITKError",
     "Projections",
     "Volume",
     "cuda_device",
+    "emission_project",
     "fdk",
     "get_number_of_threads",
     "has_cuda",
+    "load",
+    "osem",
+    "poisson_noise",
     "preprocess",
     "project_phantom",
     "set_number_of_threads",
@@ -154,6 +167,12 @@ class Image:
         result._base = image
         return result
 
+    def save(self, path):
+        """Writes the image to ``path`` (.mha, .mhd, .nrrd, .nii, .nii.gz, .tif), as the apps do: to a
+        file beside it first, renamed into place once complete, so that a failure (a full disk, an
+        interrupt) leaves a file already there as it was."""
+        _conebeamct._write_image(self.array, self.spacing, self.origin, os.fspath(path))
+
     def __repr__(self):
         return (
             f"<conebeamct.{type(self).__name__} array {_shape_text(self.array.shape)} (z, y, x) float32, "
@@ -173,6 +192,36 @@ class Volume(Image):
     def __init__(self, array, spacing=(1.0, 1.0, 1.0), origin=(0.0, 0.0, 0.0), info=None):
         super().__init__(array, spacing, origin)
         self.info = dict(info or {})
+
+
+def load(path, kind=None):
+    """Reads an image file as the apps do: its header is checked against its data first (a file cut
+    short raises ITKError naming the bytes expected and found), it must be scalar and at most 3D, and
+    a negative spacing or flipped axes are put on a grid with positive spacing and the identity
+    direction (every pixel where it was). kind: :class:`Volume` (default) or :class:`Projections`
+    (the third axis counts projections). Returns an instance of ``kind``."""
+    kind = Volume if kind is None else kind
+    if kind not in (Volume, Projections, Image):
+        raise TypeError(f"kind is {kind!r}; expected conebeamct.Volume or conebeamct.Projections")
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        raise FileNotFoundError(f"path is {name!r}: no such file (expected an image file)")
+    array, spacing, origin = _conebeamct._read_image(name, kind is Projections)
+    return kind(array, spacing, origin)
+
+
+def _check_finite(array, name):
+    """Raises ValueError for NaN or infinities, naming how many and where the first is."""
+    # A float64 sum of float32 values cannot overflow, so it is finite exactly when every value is
+    # (NaN and infinities propagate): one pass, no temporary array.
+    if np.isfinite(array.sum(dtype=np.float64)):
+        return
+    bad = np.argwhere(~np.isfinite(array))
+    first = tuple(int(i) for i in bad[0])
+    raise ValueError(
+        f"{name} has {len(bad)} non-finite values (NaN or infinity; the first at index {first}); expected "
+        "finite values (numpy.nan_to_num(array, nan=0.0, posinf=0.0, neginf=0.0) replaces them)"
+    )
 
 
 def _as_input(image, name, cls):
@@ -274,11 +323,13 @@ def fdk(
     side before ramp filtering, for objects wider than the detector; hann_y (RTK's --hannY): a Hann
     low-pass along v with this cut-off (0: none). Real scans: :func:`preprocess` the projections first.
 
+    Projections holding NaN or infinities raise ValueError, as the apps refuse them.
     Short scans get Parker weights automatically. The GIL is released while it runs. Returns a
     :class:`Volume` (``info`` has the hardware used and each stage's seconds), or an ``itk.Image``
     when the projections were one.
     """
     checked, from_itk = _as_input(projections, "projections", Projections)
+    _check_finite(checked.array, "projections")
     _check_geometry(geometry)
     if checked.array.shape[0] != len(geometry):
         raise ValueError(
@@ -324,12 +375,165 @@ def _axis_values(value, name, count, fill, minimum, what):
     return tuple(result) + (fill,) * (count - len(result))
 
 
-def _finite(value, name, what, minimum=None):
+def _attenuation(attenuation):
+    """(array, spacing, origin) of an optional attenuation map (a :class:`Volume` or ``itk.Image``)."""
+    if attenuation is None:
+        return None, (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)
+    mu, _ = _as_input(attenuation, "attenuation", Volume)
+    if not np.all(np.isfinite(mu.array)) or np.any(mu.array < 0):
+        bad = np.argwhere(~(np.isfinite(mu.array) & (mu.array >= 0)))[0]
+        value = mu.array[tuple(bad)]
+        raise ValueError(
+            f"attenuation at voxel (x, y, z) = ({bad[2]}, {bad[1]}, {bad[0]}) is {value}; expected a finite value >= 0 "
+            "(linear attenuation coefficient per mm)"
+        )
+    return mu.array, mu.spacing, mu.origin
+
+
+def _psf(psf):
+    if psf is None:
+        return (0.0, 0.0)
+    values = _numbers(psf, "psf", 2, "(sigma0, slope): sigma at the detector (mm) and its growth per mm of distance, both >= 0")
+    if values[0] < 0 or values[1] < 0:
+        raise ValueError(f"psf is {psf!r}; expected (sigma0, slope): sigma at the detector (mm) and its growth per mm of distance, both >= 0")
+    return values
+
+
+def emission_project(activity, geometry, detector_size, spacing, attenuation=None, psf=None, origin=None, hardware="cpu", progress=None):
+    """Emission projections (SPECT) of an activity volume, as ``cbct-forward --fp emission``.
+
+    activity: a :class:`Volume` (or ``itk.Image``) of activity per mm^3. Each view composites the
+    slices parallel to its detector back to front, attenuated by ``attenuation`` (a :class:`Volume`
+    of mu per mm on any grid, or None) and blurred by the collimator: psf=(sigma0, slope) gives a
+    Gaussian of sigma(d) = sigma0 + slope * d mm for activity d mm from the detector (None: no blur).
+    Parallel beam (a geometry with sdd=0) is SPECT's parallel-hole collimator; cone beam works too.
+    detector_size: N or (U, V) pixels; spacing: s or (su, sv) mm; origin: (u0, v0), by default the
+    detector centred. hardware: 'cpu' or 'cuda'. Returns :class:`Projections` (counts when the activity
+    is in counts per mm^3 per unit of sensitivity), or an ``itk.Image`` when the activity was one.
+    """
+    checked, from_itk = _as_input(activity, "activity", Volume)
+    _check_geometry(geometry)
+    size = _sizes(detector_size, "detector_size", 2, "N or (U, V) pixels, integers >= 1")
+    pixel = _numbers(spacing, "spacing", 2, "a pixel size > 0 in mm, or (su, sv)", positive=True)
+    first = _centred(size, pixel) if origin is None else _numbers(origin, "origin", 2, "(u0, v0) in mm")
+    mu, mu_spacing, mu_origin = _attenuation(attenuation)
+    array = _conebeamct._emission_project(
+        checked.array, checked.spacing, checked.origin, geometry, size, pixel, first, mu, mu_spacing, mu_origin, _psf(psf),
+        str(hardware), progress
+    )
+    projections = Projections(array, (pixel[0], pixel[1], 1.0), (first[0], first[1], 0.0))
+    return projections.to_itk() if from_itk else projections
+
+
+def poisson_noise(projections, seed=1):
+    """Counts drawn from Poisson distributions around ``projections`` (expected counts, >= 0), as
+    ``cbct-simulate --poisson --seed``: integers, the same for a seed on any machine and any number of
+    threads. Returns :class:`Projections` with the same spacing and origin."""
+    checked, from_itk = _as_input(projections, "projections", Projections)
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed is {seed!r}; expected an integer from 0 to 2**64 - 1")
+    array = _conebeamct._poisson_noise(checked.array, int(seed))
+    result = Projections(array, checked.spacing, checked.origin)
+    return result.to_itk() if from_itk else result
+
+
+def osem(
+    projections,
+    geometry,
+    shape,
+    spacing=1.0,
+    origin=None,
+    iterations=3,
+    projections_per_subset=0,
+    projector=None,
+    attenuation=None,
+    psf=None,
+    hardware="cpu",
+    progress=None,
+):
+    """OSEM (MLEM with projections_per_subset=0), as ``cbct-osem`` does it.
+
+    projections: :class:`Projections` (or an ``itk.Image``), non-negative (counts for emission data).
+    shape: N or (nz, ny, nx); spacing: s or (sx, sy, sz) mm; origin: (x, y, z) of the first voxel, by
+    default the volume centred. projector: 'joseph', 'raycast' or 'emission'; by default 'emission' when
+    an ``attenuation`` map (:class:`Volume` of mu per mm) or a ``psf`` (sigma0, slope) is given, else
+    'joseph'. Each subset's sensitivity goes through the same model. hardware: 'cpu' or 'cuda'.
+    progress: None or a callable given the fraction done. Returns a :class:`Volume` (activity per mm^3
+    for emission data), or an ``itk.Image`` when the projections were one.
+    """
+    checked, from_itk = _as_input(projections, "projections", Projections)
+    _check_geometry(geometry)
+    if checked.array.shape[0] != len(geometry):
+        raise ValueError(
+            f"projections has shape {_shape_text(checked.array.shape)}, {checked.array.shape[0]} projections, "
+            f"but geometry has {len(geometry)}"
+        )
+    zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
+    xyz = zyx[::-1]
+    step = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
+    first = _centred(xyz, step) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+    count = _sizes(iterations, "iterations", 1, "an integer >= 1")[0]
+    if isinstance(projections_per_subset, (bool, np.bool_)) or not isinstance(projections_per_subset, (int, np.integer)) or not (
+        0 <= projections_per_subset <= len(geometry)
+    ):
+        raise ValueError(
+            f"projections_per_subset is {projections_per_subset!r}; expected an integer from 0 (all: MLEM) to {len(geometry)}"
+        )
+    emission = attenuation is not None or psf is not None
+    if projector is None:
+        projector = "emission" if emission else "joseph"
+    if emission and projector != "emission":
+        raise ValueError(f"projector is {projector!r}; expected 'emission' (or None) with an attenuation map or a psf")
+    mu, mu_spacing, mu_origin = _attenuation(attenuation)
+    array = _conebeamct._osem(
+        checked.array, checked.spacing, checked.origin, geometry, xyz, step, first, count, int(projections_per_subset),
+        str(projector), mu, mu_spacing, mu_origin, _psf(psf), str(hardware), progress
+    )
+    volume = Volume(array, step, first, info={"projector": projector, "iterations": count})
+    return volume.to_itk() if from_itk else volume
+
+
+def _iterative_grid(initial, shape, spacing, origin):
+    """The grid of an iterative method: the initial Volume's, or shape/spacing/origin (zeros)."""
+    grid = _conebeamct._IterativeGrid()
+    if initial is not None:
+        if shape is not None:
+            raise ValueError("initial and shape are both given; the initial volume defines the grid, give one or the other")
+        checked, _ = _as_input(initial, "initial", Volume)
+        grid.initial = checked.array
+        grid.initial_spacing = checked.spacing
+        grid.initial_origin = checked.origin
+        return grid, checked.spacing, checked.origin
+    if shape is None:
+        raise ValueError("shape is None; expected N or (nz, ny, nx) voxels (or an initial volume)")
+    zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
+    xyz = zyx[::-1]
+    step = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
+    first = _centred(xyz, step) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+    grid.size = xyz
+    grid.spacing = step
+    grid.origin = first
+    return grid, step, first
+
+
+def _iterative_inputs(projections, geometry, niterations):
+    checked, from_itk = _as_input(projections, "projections", Projections)
+    _check_geometry(geometry)
+    if checked.array.shape[0] != len(geometry):
+        raise ValueError(
+            f"projections has shape {_shape_text(checked.array.shape)}, {checked.array.shape[0]} projections, "
+            f"but geometry has {len(geometry)}"
+        )
+    return checked, from_itk, _sizes(niterations, "niterations", 1, "an integer >= 1")[0]
+
+
+def _number(value, name, what, low=None, high=None, low_open=False):
+    """A finite float within [low, high] (low excluded with low_open), else ValueError naming it."""
     try:
         v = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} is {value!r}; expected {what}") from None
-    if not np.isfinite(v) or (minimum is not None and v < minimum):
+    if not np.isfinite(v) or (low is not None and (v <= low if low_open else v < low)) or (high is not None and v > high):
         raise ValueError(f"{name} is {value!r}; expected {what}")
     return v
 
@@ -377,6 +581,7 @@ def preprocess(
     ``scatter`` (what the scatter correction subtracted), or an ``itk.Image`` when the input was one.
     """
     checked, from_itk = _as_input(projections, "projections", Projections)
+    _check_finite(checked.array, "projections")
     lower = _axis_values(lower_crop, "lower_crop", 2, 0, 0, "pixels U or (U, V), integers >= 0")
     upper = _axis_values(upper_crop, "upper_crop", 2, 0, 0, "pixels U or (U, V), integers >= 0")
     factors = _axis_values(binning, "binning", 2, 1, 1, "factors U or (U, V), integers >= 1")
@@ -391,20 +596,129 @@ def preprocess(
         checked.spacing,
         checked.origin,
         bool(intensities),
-        _finite(i0, "i0", "the reading through air, > 0, or 0 to estimate it", 0.0),
-        _finite(idark, "idark", "the reading with the beam off, a finite number"),
-        float("nan") if air_threshold is None else _finite(air_threshold, "air_threshold", "a finite reading or None"),
-        _finite(minimum_signal, "minimum_signal", "a finite value >= 0", 0.0),
+        _number(i0, "i0", "the reading through air, > 0, or 0 to estimate it", 0.0),
+        _number(idark, "idark", "the reading with the beam off, a finite number"),
+        float("nan") if air_threshold is None else _number(air_threshold, "air_threshold", "a finite reading or None"),
+        _number(minimum_signal, "minimum_signal", "a finite value >= 0", 0.0),
         lower[:2],
         upper[:2],
         factors[:2],
         radius,
-        _finite(median_multiplier, "median_multiplier", "a finite value >= 0", 0.0),
+        _number(median_multiplier, "median_multiplier", "a finite value >= 0", 0.0),
         coefficients,
-        _finite(spr, "spr", "a scatter-to-primary ratio >= 0", 0.0),
-        float("nan") if nonneg is None else _finite(nonneg, "nonneg", "a finite reading or None"),
+        _number(spr, "spr", "a scatter-to-primary ratio >= 0", 0.0),
+        float("nan") if nonneg is None else _number(nonneg, "nonneg", "a finite reading or None"),
         progress,
     )
     result = Projections(array, spacing, origin)
     result.info = info
     return result.to_itk() if from_itk else result
+
+
+def _count(value, name, what, low):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} is {value!r}; expected {what}")
+    return int(value)
+
+
+def asd_pocs(
+    projections,
+    geometry,
+    shape=None,
+    spacing=1.0,
+    origin=None,
+    niterations=10,
+    lambda_=1.0,
+    lambda_red=0.99,
+    nprojpersubset=1,
+    positivity=True,
+    alpha=0.002,
+    alpha_red=0.95,
+    ratio=0.95,
+    tviter=20,
+    maxl2err=0.0,
+    initial=None,
+    hardware="auto",
+    progress=None,
+):
+    """ASD-POCS: total-variation-regularised OS-SART for few views, as ``cbct-asdpocs`` (TIGRE's
+    ASD_POCS parameters and defaults).
+
+    Each of ``niterations`` iterations is one OS-SART pass over subsets of ``nprojpersubset``
+    projections (relaxation ``lambda_``, multiplied by ``lambda_red`` after each iteration; negative
+    voxels set to 0 with ``positivity``), then ``tviter`` steepest-descent steps on the total
+    variation, the step starting at ``alpha`` times the first pass's change (L2) and multiplied by
+    ``alpha_red`` whenever the TV steps change the volume more than ``ratio`` times the pass did
+    (and the data residual is above ``maxl2err``; 0: always). The grid is ``shape`` (N or (nz, ny, nx))
+    voxels of ``spacing`` mm at ``origin`` (centred by default), or the ``initial`` Volume's (zeros
+    otherwise). hardware: 'cpu', 'cuda' or 'auto'; progress: None or a callable given the fraction done.
+    The GIL is released while it runs. Returns a :class:`Volume` (``info``: hardware, iterations,
+    total_s, tv_steps), or an ``itk.Image`` when the projections were one.
+    """
+    checked, from_itk, n = _iterative_inputs(projections, geometry, niterations)
+    grid, step, first = _iterative_grid(initial, shape, spacing, origin)
+    per_subset = _count(nprojpersubset, "nprojpersubset", "an integer >= 0 (0: all projections)", 0)
+    if per_subset > len(geometry):
+        raise ValueError(f"nprojpersubset is {per_subset}; expected at most the number of projections ({len(geometry)}), or 0 for all")
+    array, info = _conebeamct._asd_pocs(
+        checked.array,
+        checked.spacing,
+        checked.origin,
+        geometry,
+        grid,
+        n,
+        _number(lambda_, "lambda_", "a finite relaxation factor > 0", 0.0, low_open=True),
+        _number(lambda_red, "lambda_red", "a reduction factor in (0, 1]", 0.0, 1.0, low_open=True),
+        per_subset,
+        bool(positivity),
+        _number(alpha, "alpha", "a finite value >= 0", 0.0),
+        _number(alpha_red, "alpha_red", "a reduction factor in (0, 1]", 0.0, 1.0, low_open=True),
+        _number(ratio, "ratio", "a finite value > 0", 0.0, low_open=True),
+        _count(tviter, "tviter", "an integer >= 0", 0),
+        _number(maxl2err, "maxl2err", "a finite value >= 0 (0: no residual check)", 0.0),
+        str(hardware),
+        progress,
+    )
+    volume = Volume(array, step, first, info=info)
+    return volume.to_itk() if from_itk else volume
+
+
+def admm_tv(
+    projections,
+    geometry,
+    shape=None,
+    spacing=1.0,
+    origin=None,
+    niterations=10,
+    alpha=0.1,
+    beta=1.0,
+    cgiter=5,
+    initial=None,
+    hardware="auto",
+    progress=None,
+):
+    """ADMM with total variation, as ``cbct-admmtv`` (RTK's rtkadmmtotalvariation parameters and
+    defaults): minimises |A x - p|^2 + ``alpha`` TV(x); each of ``niterations`` iterations solves
+    (A^T A + ``beta`` D^T D) x = A^T p + ``beta`` D^T (g + d) by ``cgiter`` conjugate gradient steps (D the
+    gradient), soft-thresholds g = D x - d by alpha / (2 beta) and updates d. Grid, ``initial``,
+    ``hardware`` and ``progress`` as :func:`asd_pocs`. The GIL is released while it runs. Returns a
+    :class:`Volume` (``info``: hardware, iterations, total_s), or an ``itk.Image`` when the
+    projections were one.
+    """
+    checked, from_itk, n = _iterative_inputs(projections, geometry, niterations)
+    grid, step, first = _iterative_grid(initial, shape, spacing, origin)
+    array, info = _conebeamct._admm_tv(
+        checked.array,
+        checked.spacing,
+        checked.origin,
+        geometry,
+        grid,
+        n,
+        _number(alpha, "alpha", "a finite regularisation weight >= 0", 0.0),
+        _number(beta, "beta", "a finite augmented Lagrangian weight > 0", 0.0, low_open=True),
+        _count(cgiter, "cgiter", "an integer >= 1", 1),
+        str(hardware),
+        progress,
+    )
+    volume = Volume(array, step, first, info=info)
+    return volume.to_itk() if from_itk else volume

@@ -1,0 +1,17 @@
+// cbct-admmtv: ADMM with total-variation regularisation and Joseph's projector pair, in the spirit of RTK's
+// rtkadmmtotalvariation (its parameter names and defaults).
+#include "cbctIterativeApp.h"
+
+int
+main(int argc, char ** argv)
+{
+  using namespace cbct::apps;
+  return IterativeMain(argc, argv, IterativeMethod::ADMMTV, "cbct-admmtv",
+                       "Reconstructs a volume from few or limited-angle cone-beam projections with ADMM and total "
+                       "variation: minimises |Ax - p|^2 + alpha TV(x), each iteration solving (A^T A + beta D^T D) x = "
+                       "A^T p + beta D^T (g + d) by --CGiter conjugate gradient steps (D the gradient), then soft-"
+                       "thresholding g = D x - d by alpha / (2 beta) and updating d. RTK's parameters and defaults "
+                       "(--alpha, --beta, --CGiter). Joseph's forward projector (or the ray caster: --fp raycast) and "
+                       "its exact adjoint. Projections are line integrals; the volume is attenuation per mm.",
+                       "CBCT ADMM-TV Reconstruction");
+}

@@ -1,0 +1,47 @@
+#ifndef cbctImageFileMeasures_h
+#define cbctImageFileMeasures_h
+
+// How much pixel data each format's files hold, for ImageFileContents (private to the library).
+// Each function is given the image file, what its header promises (`expected`: bytes of pixel data;
+// `values`: pixels x components, for ASCII data) and returns a Measurement; it throws
+// itk::ExceptionObject on a header it cannot make sense of or a data file that is missing.
+#include "cbctImageFileContents.h"
+
+#include <cstdint>
+#include <string>
+
+namespace cbct::detail
+{
+
+using Measurement = ImageFileContents::Measurement;
+
+/** Refuses a MetaImage header that ITK 5.2's MetaIO would read past its arrays with (NDims outside
+ * 1..10: found by cbctFuzzProjectionFile), before ITK reads it. */
+void
+CheckMetaImageHeader(const std::string & path);
+Measurement
+MeasureMetaImage(const std::string & path, std::uint64_t expected, std::uint64_t values);
+Measurement
+MeasureNrrd(const std::string & path, std::uint64_t expected, std::uint64_t values);
+Measurement
+MeasureNifti(const std::string & path, std::uint64_t expected);
+Measurement
+MeasureTiff(const std::string & path);
+Measurement
+MeasureVtk(const std::string & path, std::uint64_t expected, std::uint64_t values);
+Measurement
+MeasureGipl(const std::string & path, std::uint64_t expected);
+Measurement
+MeasureMrc(const std::string & path, std::uint64_t expected);
+Measurement
+MeasureBmp(const std::string & path);
+Measurement
+MeasurePng(const std::string & path);
+Measurement
+MeasureJpeg(const std::string & path);
+Measurement
+MeasureHdf5(const std::string & path);
+
+} // namespace cbct::detail
+
+#endif
