@@ -16,6 +16,8 @@
 #include "cbctSlabSplit.h"
 #include "cbctCudaDevice.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctIntensityToLineIntegralImageFilter.h"
+#include "cbctLineIntegralToIntensityImageFilter.h"
 #include "cbctEmissionOperator.h"
 #include "cbctOSEMConeBeamReconstructionFilter.h"
 #include "cbctPhantomProjectionSource.h"
@@ -51,6 +53,7 @@
 #include <functional>
 #include <sstream>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace
@@ -81,8 +84,27 @@ Lookup(const std::string & name)
 
 struct Times
 {
-  double total = 0., upload = 0., weighting = 0., filtering = 0., backprojection = 0., download = 0.;
+  double total = 0., upload = 0., weighting = 0., filtering = 0., backprojection = 0., download = 0., conversion = 0.;
 };
+
+/** The 16-bit detector readings that --input uint16 starts from: I0 60000 through air, Idark 0. */
+constexpr double BenchI0 = 60000.;
+
+/** Whether an FDK filter takes 16-bit readings itself (the CUDA FDK composite, once it uploads them as
+ * they are and converts them in its weighting kernel):
+ *   SetCountProjections(const CountImage * readings, const std::vector<double> & logFlatPerProjection,
+ *                       const cbct::LineIntegralConversion & conversion)
+ * with CountImage the FDK image type rebound to unsigned short. Otherwise the readings are converted
+ * on the host (IntensityToLineIntegralImageFilter) and the floats uploaded. */
+template <typename TFDK, typename TCounts, typename = void>
+struct TakesCountProjections : std::false_type
+{};
+template <typename TFDK, typename TCounts>
+struct TakesCountProjections<TFDK, TCounts,
+                             std::void_t<decltype(std::declval<TFDK &>().SetCountProjections(
+                               std::declval<const TCounts *>(), std::declval<const std::vector<double> &>(),
+                               std::declval<const cbct::LineIntegralConversion &>()))>> : std::true_type
+{};
 
 double
 Median(std::vector<double> v)
@@ -109,16 +131,20 @@ PeakResidentGiB()
   return static_cast<double>(usage.ru_maxrss) / (1024. * 1024.); // ru_maxrss is in KiB on Linux
 }
 
+/** `input`: "float" (line integrals), or "uint16" with where the readings became line integrals
+ * ("uint16-host": IntensityToLineIntegralImageFilter, timed as conversion_s; "uint16-device": the
+ * FDK's weighting kernel). */
 void
-PrintJson(const Problem & p, const std::string & hardware, const std::string & device, const std::string & run,
-          const Times & t, const std::string & extra = "")
+PrintJson(const Problem & p, const std::string & hardware, const std::string & device, const std::string & input,
+          const std::string & run, const Times & t, const std::string & extra = "")
 {
   const double updates = static_cast<double>(p.volume) * p.volume * p.volume * p.projections;
-  std::printf("{\"problem\":\"%s\",\"hardware\":\"%s\",\"device\":\"%s\",\"run\":\"%s\",\"volume\":%u,"
-              "\"projections\":%u,\"detector\":[%u,%u],\"total_s\":%.4f,\"upload_s\":%.4f,\"weighting_s\":%.4f,"
-              "\"filtering_s\":%.4f,\"backprojection_s\":%.4f,\"download_s\":%.4f,\"gups\":%.1f%s}\n",
-              p.name.c_str(), hardware.c_str(), device.c_str(), run.c_str(), p.volume, p.projections, p.columns, p.rows,
-              t.total, t.upload, t.weighting, t.filtering, t.backprojection, t.download,
+  std::printf("{\"problem\":\"%s\",\"hardware\":\"%s\",\"device\":\"%s\",\"input\":\"%s\",\"run\":\"%s\","
+              "\"volume\":%u,\"projections\":%u,\"detector\":[%u,%u],\"total_s\":%.4f,\"conversion_s\":%.4f,"
+              "\"upload_s\":%.4f,\"weighting_s\":%.4f,\"filtering_s\":%.4f,\"backprojection_s\":%.4f,"
+              "\"download_s\":%.4f,\"gups\":%.1f%s}\n",
+              p.name.c_str(), hardware.c_str(), device.c_str(), input.c_str(), run.c_str(), p.volume, p.projections,
+              p.columns, p.rows, t.total, t.conversion, t.upload, t.weighting, t.filtering, t.backprojection, t.download,
               t.backprojection > 0. ? updates / t.backprojection / 1e9 : 0., extra.c_str());
   std::fflush(stdout);
 }
@@ -203,8 +229,10 @@ MakeProjections(const Problem & p, const cbct::ThreeDCircularProjectionGeometry 
 
 template <typename TImage, typename TFDK>
 void
-Run(const Problem & p, const std::string & hardware, const std::string & device, unsigned int runs, const Setup & setup)
+Run(const Problem & p, const std::string & hardware, const std::string & device, unsigned int runs, const Setup & setup,
+    bool counts)
 {
+  using CountImage = typename TImage::template Rebind<unsigned short>::Type;
   auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
   for (unsigned int k = 0; k < p.projections; ++k)
     geometry->AddProjection(1000., 1500., k * 360. / p.projections);
@@ -245,7 +273,41 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
   fdk->GetOutput()->PropagateRequestedRegion();
   const auto rows = information->GetRequestedRegion();
   typename TImage::Pointer projections = MakeProjections<TImage>(p, geometry, rows.GetIndex(1), rows.GetSize(1));
-  fdk->SetProjections(projections);
+
+  // --input uint16: the readings a detector would write, made once (untimed): the line integrals
+  // scaled to a head's (0 to about 2.3), then I0 exp(-p) rounded.
+  typename CountImage::Pointer readings;
+  std::vector<double> logFlat(p.projections);
+  cbct::LineIntegralConversion conversion;
+  auto toLines = cbct::IntensityToLineIntegralImageFilter<CountImage, TImage>::New();
+  if (counts)
+  {
+    const double toHead = 0.02 / (0.45 * p.volume * p.voxelMm / 60.);
+    float * values = projections->GetBufferPointer();
+    for (std::size_t i = 0, n = projections->GetBufferedRegion().GetNumberOfPixels(); i < n; ++i)
+      values[i] = static_cast<float>(values[i] * toHead);
+    auto toCounts = cbct::LineIntegralToIntensityImageFilter<TImage, CountImage>::New();
+    toCounts->SetInput(projections);
+    toCounts->SetI0(BenchI0);
+    toCounts->Update();
+    readings = toCounts->GetOutput();
+    readings->DisconnectPipeline();
+    toLines->SetInput(readings);
+    toLines->SetI0(BenchI0);
+    conversion = toLines->GetConversion();
+    std::fill(logFlat.begin(), logFlat.end(), cbct::LogFlatField(BenchI0, conversion));
+  }
+  constexpr bool onDevice = TakesCountProjections<TFDK, CountImage>::value;
+  const std::string input = counts ? (onDevice ? "uint16-device" : "uint16-host") : "float";
+  if constexpr (onDevice)
+  {
+    if (counts)
+      fdk->SetCountProjections(readings, logFlat, conversion);
+    else
+      fdk->SetProjections(projections);
+  }
+  else
+    fdk->SetProjections(counts ? toLines->GetOutput() : projections.GetPointer());
   if constexpr (!std::is_same_v<TImage, itk::Image<float, 3>>)
   {
     if (!setup.devices.empty())
@@ -261,6 +323,11 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
   {
     projections->GetBufferPointer(); // host access: for a CudaImage the device copy is now stale
     projections->Modified();         // projections in host memory: a fresh upload each run
+    if (counts)
+    {
+      readings->GetBufferPointer();
+      readings->Modified();
+    }
     fdk->Modified();
     fdk->ResetStageTimes();
 #if CBCT_USE_MPI
@@ -268,6 +335,12 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
       MPI_Barrier(MPI_COMM_WORLD);
 #endif
     const auto start = std::chrono::steady_clock::now();
+    double conversionSeconds = 0.;
+    if (counts && !onDevice)
+    {
+      toLines->Update(); // the readings to floats on the host, then uploaded as before
+      conversionSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
     fdk->GetOutput()->SetRequestedRegion(slab);
     fdk->GetOutput()->Update();
     const auto computed = std::chrono::steady_clock::now();
@@ -276,6 +349,7 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
     const auto end = std::chrono::steady_clock::now();
     Times t;
     t.total = std::chrono::duration<double>(end - start).count();
+    t.conversion = conversionSeconds;
     t.upload = fdk->GetUploadTime();
     t.weighting = fdk->GetWeightingTime();
     t.filtering = fdk->GetFilteringTime();
@@ -304,8 +378,9 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
               ",\"rows_gib\":" + std::to_string(rowsGiB);
     if (r == 0 || setup.rank != 0)
       continue;
-    PrintJson(p, hardware, device, std::to_string(r), t, extra);
+    PrintJson(p, hardware, device, input, std::to_string(r), t, extra);
     samples["total"].push_back(t.total);
+    samples["conversion"].push_back(t.conversion);
     samples["upload"].push_back(t.upload);
     samples["weighting"].push_back(t.weighting);
     samples["filtering"].push_back(t.filtering);
@@ -316,12 +391,13 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
     return;
   Times m;
   m.total = Median(samples["total"]);
+  m.conversion = Median(samples["conversion"]);
   m.upload = Median(samples["upload"]);
   m.weighting = Median(samples["weighting"]);
   m.filtering = Median(samples["filtering"]);
   m.backprojection = Median(samples["backprojection"]);
   m.download = Median(samples["download"]);
-  PrintJson(p, hardware, device, "median", m);
+  PrintJson(p, hardware, device, input, "median", m);
 }
 #if CBCT_USE_CUDA
 /** Issue 4's measurements on problem p, on the GPU: forward and back projection of all projections
@@ -716,6 +792,10 @@ main(int argc, char * argv[])
                                  "mpirun each rank takes one by its rank on the machine)");
   app.add_option("--pieces", setup.pieces, "minimum pieces along y per GPU (0: the filter's default)");
   std::string method = "fdk";
+  std::string input = "float";
+  app.add_option("--input", input, "float: line integrals in host memory (the default); uint16: 16-bit detector "
+                                   "readings in host memory, turned into line integrals on the way (FDK only)")
+    ->check(CLI::IsMember({ "float", "uint16" }));
   app.add_option("--method", method,
                  "fdk; iterative: forward and back projections of both projector pairs and one OS-SART iteration (CUDA); "
                  "emission: problem E (SPECT, 128^3 from 120 views of 128^2, attenuation and collimator blur), forward and "
@@ -725,6 +805,9 @@ main(int argc, char * argv[])
   CLI11_PARSE(app, argc, argv);
   try
   {
+    if (input != "float" && method != "fdk")
+      throw std::runtime_error("--input is '" + input + "'; expected float with --method " + method +
+                               " (16-bit readings are FDK's only)");
     if (method == "emission")
     {
       for (const auto & h : hardware)
@@ -790,7 +873,7 @@ main(int argc, char * argv[])
         using CpuImage = itk::Image<float, 3>;
         if (h == "cpu")
           Run<CpuImage, cbct::FDKConeBeamReconstructionFilter<CpuImage>>(
-            p, "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs, setup);
+            p, "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs, setup, input == "uint16");
         else if (h == "cuda")
         {
           std::string device;
@@ -811,7 +894,7 @@ main(int argc, char * argv[])
           if (count > 1)
             device = std::to_string(count) + " x " + device;
           using GpuImage = cbct::CudaImage<float, 3>;
-          Run<GpuImage, cbct::CudaFDKConeBeamReconstructionFilter<GpuImage>>(p, "cuda", device, runs, setup);
+          Run<GpuImage, cbct::CudaFDKConeBeamReconstructionFilter<GpuImage>>(p, "cuda", device, runs, setup, input == "uint16");
 #endif
         }
         else

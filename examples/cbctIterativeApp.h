@@ -14,7 +14,9 @@
 #include "cbctEmissionApp.h"
 #include "cbctCGLSConeBeamReconstructionFilter.h"
 #include "cbctConstantImageSource.h"
+#include "cbctGridOptions.h"
 #include "cbctOSEMConeBeamReconstructionFilter.h"
+#include "cbctPreprocessingOptions.h"
 #include "cbctProjectionFiles.h"
 #include "cbctConfiguration.h"
 #include "cbctCudaDevice.h"
@@ -68,9 +70,8 @@ struct IterativeOptions
   std::string replaceNonFinite;
   std::string output;
   std::string input;
-  std::string dimension = "256";
-  std::string spacing = "1";
-  std::string origin;
+  GridOptions<3> grid;
+  PreprocessingOptions preprocessing;
   long long iterations = 3;
   double timeLimit = 0.; // seconds; 0: none
   double lambda = 0.3;
@@ -93,15 +94,11 @@ struct IterativeOptions
   std::string gpus;
   int threads = 0;
   bool verbose = false;
-  bool gridGiven = false; // --dimension, --spacing or --origin on the command line
-  bool fpGiven = false;   // --fp on the command line
+  bool fpGiven = false;     // --fp on the command line
   EmissionOptions emission; // OSEM: --attenuation, --psf
   std::vector<int> devices; // --gpus, checked by ValidateIterative()
 
   // Checked and parsed by Validate().
-  std::vector<unsigned int> sizes;
-  std::vector<double> spacings;
-  std::vector<double> origins;
   std::vector<double> projectionSpacing; // empty: keep the files'
   std::vector<double> projectionOrigin;  // empty: keep the files'
   std::vector<double> nonFiniteReplacement; // empty: non-finite values are an error
@@ -135,6 +132,49 @@ NewIterativeFilter(const IterativeOptions & o)
   (void)o;
 #endif
   return TCpu::New().GetPointer();
+}
+
+namespace detail
+{
+inline std::string
+Lowercase(std::string text)
+{
+  for (char & c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+} // namespace detail
+
+/** --fp in our spelling: RTK's values (Joseph, CudaRayCast; any case) are accepted too. */
+inline std::string
+ProjectorName(const std::string & fp)
+{
+  const std::string key = detail::Lowercase(fp);
+  if (key == "joseph")
+    return "joseph";
+  if (key == "raycast" || key == "cudaraycast")
+    return "raycast";
+  if (key == "emission")
+    return "emission";
+  return fp;
+}
+
+/** --bp in our spelling: RTK's values are accepted too: VoxelBasedBackProjection and CudaVoxelBased
+ * are `voxel`; Joseph and CudaRayCast are the forward projector's adjoint when --fp is the same. */
+inline std::string
+BackProjectorName(const std::string & bp, const std::string & fp)
+{
+  const std::string key = detail::Lowercase(bp);
+  if (key == "voxelbasedbackprojection" || key == "cudavoxelbased" || key == "voxel")
+    return "voxel";
+  if (key == "adjoint")
+    return "adjoint";
+  if ((key == "joseph" || key == "cudaraycast") && ProjectorName(bp) == fp)
+    return "adjoint";
+  if (key == "joseph" || key == "cudaraycast")
+    Bad("--bp", Quoted(bp), "adjoint or voxel (RTK's " + bp + " backprojector is the adjoint of --fp " + bp +
+                              ", and --fp is " + fp + ")");
+  return bp;
 }
 
 /** Checks --fp, --step and --hardware (the iterative apps' and cbct-forward's; `emission`: the app
@@ -240,12 +280,13 @@ DescribeProjector(const std::string & fp, double step, double smallestSpacing, c
 inline CLI::Option *
 AddProjectorOptions(CLI::App & app, std::string & fp, double & step, std::string & hardware, bool emission = false)
 {
-  auto * option = app.add_option("--fp", fp,
+  auto * option = app.add_option("-f,--fp", fp,
                                  std::string("Forward projector: joseph (Joseph's, bilinear in the slice across the ray), raycast "
                                              "(trilinear samples every --step mm along the ray)") +
                                    (emission ? ", or emission (slices parallel to the detector, composited with "
                                                "--attenuation and --psf; the default with either)"
-                                             : ""))
+                                             : "") +
+                                   "; RTK's Joseph and CudaRayCast too")
                     ->capture_default_str();
   app.add_option("--step", step, "Ray caster's distance between samples along a ray (mm; 0: the smallest voxel "
                                  "spacing); used with --fp raycast")
@@ -258,9 +299,10 @@ AddProjectorOptions(CLI::App & app, std::string & fp, double & step, std::string
 inline void
 AddBackProjectorOption(CLI::App & app, std::string & bp)
 {
-  app.add_option("--bp", bp, "Backprojector: adjoint (the forward projector's exact transpose) or voxel (voxel-based, "
-                             "as RTK and TIGRE: each voxel samples each projection bilinearly where it projects; not "
-                             "the exact adjoint, much faster on the GPU)")
+  app.add_option("-b,--bp", bp, "Backprojector: adjoint (the forward projector's exact transpose) or voxel (voxel-based, "
+                                "as RTK and TIGRE: each voxel samples each projection bilinearly where it projects; not "
+                                "the exact adjoint, much faster on the GPU); RTK's names too (VoxelBasedBackProjection, "
+                                "CudaVoxelBased; Joseph or CudaRayCast, the adjoint of the same --fp)")
     ->capture_default_str();
 }
 
@@ -288,24 +330,18 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
 {
   ApplyThreads(o.threads);
   ValidateProjectionOptions(o);
+  ValidatePreprocessingOptions(o.preprocessing);
   CheckImageOutput("--output", o.output);
   if (!o.input.empty())
   {
     CheckReadableFile("--input", o.input, "image file");
     CheckOutputsAreNotInputs({ { "--output", o.output } }, { { "--input", o.input, true } });
-    if (o.gridGiven)
-      throw Error("--input and --dimension/--spacing/--origin: the initial volume defines the grid; give one or the other");
-  }
-  o.sizes = ParseSizes("--dimension", o.dimension, 3);
-  o.spacings = ParsePositives("--spacing", o.spacing, 3);
-  if (o.origin.empty())
-  {
-    o.origins.clear();
-    for (unsigned int d = 0; d < 3; ++d)
-      o.origins.push_back(-0.5 * (o.sizes[d] - 1.) * o.spacings[d]);
+    if (o.grid.ExplicitGrid() || !o.grid.like.empty())
+      throw Error("--input and --dimension/--size/--spacing/--origin/--direction/--like: the initial volume defines the "
+                  "grid; give one or the other");
   }
   else
-    o.origins = ParsePoint("--origin", o.origin, 3);
+    ValidateGrid(o.grid);
   if (o.iterations < 1 || o.iterations > 1000000)
     Bad("--niterations", o.iterations, "an integer >= 1");
   if (!std::isfinite(o.timeLimit) || !(o.timeLimit >= 0.))
@@ -340,13 +376,18 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
   }
   if (o.projectionsPerSubset < 0)
     Bad("--nprojpersubset", o.projectionsPerSubset, "an integer >= 0 (0: all projections)");
+  o.fp = ProjectorName(o.fp);
   CheckProjectorAndHardware(o.fp, o.step, o.hardware, method == IterativeMethod::OSEM);
   if (MethodOffersBackProjector(method))
+  {
+    o.bp = BackProjectorName(o.bp, o.fp);
     CheckBackProjector(o.bp);
+  }
   if (method == IterativeMethod::OSEM)
     ParseEmission(o.emission, o.fp, o.fpGiven);
   if (o.fp == "emission" && BackProjector(o.bp) != cbct::BackProjectorKind::Adjoint)
     Bad("--bp", Quoted(o.bp), "adjoint with the emission projector (the voxel-based backprojector knows no attenuation or blur)");
+  o.preprocessing.counts = o.fp == "emission"; // integer files of counts are not intensities to convert
   if (!o.gpus.empty() && o.hardware != "cuda")
     Bad("--gpus", Quoted(o.gpus), "--hardware cuda with it");
   o.devices = ParseGpus(o.gpus);
@@ -368,21 +409,20 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   app.add_flag("--nsort", o.numericSort, "Sort the files numerically on --submatch instead of alphabetically");
   app.add_option("--submatch", o.subMatch, "Sub-match of --regexp used for sorting (0: the whole name)")
     ->capture_default_str();
-  app.add_option("--new-spacing", o.newSpacing, "Replace the projections' pixel spacing (mm): s or U,V (for formats "
-                                                "without it, e.g. TIFF)");
-  app.add_option("--new-origin", o.newOrigin, "Replace the projections' origin (mm): U,V, the centre of the first "
-                                              "pixel (for formats without it, e.g. TIFF)");
+  AddListOption(app, "--new-spacing,--newspacing", o.newSpacing,
+                "Replace the projections' pixel spacing (mm): s or U,V (for formats without it, e.g. TIFF)");
+  AddListOption(app, "--new-origin,--neworigin", o.newOrigin,
+                "Replace the projections' origin (mm): U,V, the centre of the first pixel (for formats without it, e.g. TIFF)");
   AddNonFiniteOption(app, o.replaceNonFinite);
+  std::map<std::string, SlicerParameter> slicer;
+  AddPreprocessingOptions(app, o.preprocessing, slicer);
   app.add_option("-o,--output", o.output, "Output volume (.mha, .nrrd, .nii, .tif, ...)")->required();
   const std::string initial =
     method == IterativeMethod::OSEM
       ? "Initial volume, positive everywhere (default: 1 everywhere on the --dimension/--spacing/--origin grid)"
       : "Initial volume (default: 0 everywhere on the --dimension/--spacing/--origin grid)";
   app.add_option("-i,--input", o.input, initial);
-  auto * dimension = app.add_option("--dimension", o.dimension, "Volume size in voxels: N or X,Y,Z")->capture_default_str();
-  auto * spacing = app.add_option("--spacing", o.spacing, "Voxel size (mm): s or X,Y,Z")->capture_default_str();
-  auto * origin = app.add_option("--origin", o.origin, "Centre of the first voxel (mm): X,Y,Z (default: the volume "
-                                                       "is centred on the isocenter, -(N-1)/2 * spacing)");
+  AddGridOptions(app, o.grid, "Volume");
   app.add_option("-n,--niterations", o.iterations, "Number of iterations")->capture_default_str();
   app.add_option("--time-limit", o.timeLimit, "Stop after the iteration during which this many seconds of reconstruction "
                                               "have passed (0: no limit; --niterations still caps the iterations)")
@@ -428,10 +468,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     app.add_option("--CGiter,--cgiter", o.cgIterations, "Conjugate gradient steps per iteration")->capture_default_str();
   }
   auto * fp = AddProjectorOptions(app, o.fp, o.step, o.hardware, method == IterativeMethod::OSEM);
-  app.callback([&o, dimension, spacing, origin, fp] {
-    o.gridGiven = dimension->count() + spacing->count() + origin->count() > 0;
-    o.fpGiven = fp->count() > 0;
-  });
+  app.callback([&o, fp] { o.fpGiven = fp->count() > 0; });
   app.add_option("--gpus", o.gpus, "CUDA devices (with --hardware cuda): all, or indices such as 0,1 (default: the "
                                    "first); several share the volume in slabs along y (Joseph's projector only). Under "
                                    "mpirun: each rank takes one of them, by its rank on the machine");
@@ -441,7 +478,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     AddEmissionOptions(app, o.emission);
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each iteration's time");
   AddCommonOptions(app, o.threads);
-  std::map<std::string, SlicerParameter> slicer{
+  slicer.insert({
     { "--geometry", SlicerIo("file", "input", "Input", ".xml") },
     { "--projections", SlicerIo("image", "input", "Input") },
     { "--path", SlicerIo("directory", "input", "Input") },
@@ -455,11 +492,13 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     { "--dimension", SlicerIn("Output", "integer-vector") },
     { "--spacing", SlicerIn("Output", "double-vector") },
     { "--origin", SlicerIn("Output", "double-vector") },
+    { "--like", SlicerIo("image", "input", "Output") },
+    { "--direction", SlicerIn("Output", "double-vector") },
     { "--niterations", SlicerRange("Iterations", "1", "1000", "1") },
     { "--time-limit", SlicerRange("Iterations", "0", "1e6", "1") },
     { "--verbose", SlicerIn("Advanced") },
     { "--gpus", SlicerIn("Advanced") },
-  };
+  });
   AddProjectorSlicer(slicer, method == IterativeMethod::OSEM);
   if (MethodOffersBackProjector(method))
     AddBackProjectorSlicer(slicer);
@@ -503,7 +542,7 @@ IterativeMemoryNeed(const IterativeOptions & o, IterativeMethod method, const Pr
     voxels = InspectImage("--input", o.input).Pixels();
   else
     for (unsigned int d = 0; d < 3; ++d)
-      voxels *= o.sizes[d];
+      voxels *= o.grid.sizes[d];
   const std::uint64_t projectionPixels = inputs.Pixels();
   MemoryNeed need;
   need.Add("projections", inputs.ReadingBytes());
@@ -645,7 +684,7 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   const ProjectionInputs inputs = InspectProjections(o);
   const std::size_t files = inputs.files.size();
   CheckMemory("the reconstruction", IterativeMemoryNeed(o, method, inputs));
-  ImageType::Pointer projections = ReadProjections<ImageType>(o, inputs);
+  ImageType::Pointer projections = LoadProjections<ImageType>(o, inputs, name, o.verbose ? &std::cout : nullptr);
   const auto psize = projections->GetLargestPossibleRegion().GetSize();
   if (o.verbose)
     std::cout << name << ": read projections: " << psize[0] << " x " << psize[1] << " pixels of "
@@ -662,29 +701,15 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   else
   {
     auto grid = cbct::ConstantImageSource<ImageType>::New();
-    ImageType::SizeType size;
-    ImageType::SpacingType spacing;
-    ImageType::PointType origin;
-    for (unsigned int d = 0; d < 3; ++d)
-    {
-      size[d] = o.sizes[d];
-      spacing[d] = o.spacings[d];
-      origin[d] = o.origins[d];
-    }
-    grid->SetSize(size);
-    grid->SetSpacing(spacing);
-    grid->SetOrigin(origin);
+    ApplyGrid(grid.GetPointer(), o.grid);
     grid->SetConstant(0.f); // OSEM starts from 1 when given a volume that is 0 everywhere
     grid->Update();
     initial = grid->GetOutput();
   }
   ReadAttenuation(o.emission);
-  const auto vsize = initial->GetLargestPossibleRegion().GetSize();
   if (o.verbose)
-    std::cout << name << ": volume " << vsize[0] << " x " << vsize[1] << " x " << vsize[2] << " voxels of "
-              << initial->GetSpacing()[0] << " x " << initial->GetSpacing()[1] << " x " << initial->GetSpacing()[2]
-              << " mm from (" << initial->GetOrigin()[0] << ", " << initial->GetOrigin()[1] << ", "
-              << initial->GetOrigin()[2] << ") mm" << (o.input.empty() ? "" : ", initial volume " + o.input) << std::endl
+    std::cout << name << ": volume " << DescribeGrid(initial.GetPointer(), "voxels")
+              << (o.input.empty() ? "" : ", initial volume " + o.input) << std::endl
               << name << ": projector: "
               << DescribeProjector(o.fp, o.step,
                                    std::min({ initial->GetSpacing()[0], initial->GetSpacing()[1], initial->GetSpacing()[2] }),
@@ -789,7 +814,8 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
       Bad("--nprojpersubset", o.projectionsPerSubset,
           "at most the number of projections of --geometry (" + std::to_string(count) + "), or 0 for all");
     std::size_t files = 0;
-    ImageType::Pointer projections = ReadProjections<ImageType>(o, files);
+    ImageType::Pointer projections =
+      LoadProjections<ImageType>(o, files, name, o.verbose && ranks.Rank() == 0 ? &std::cout : nullptr);
     // The grid of --input (read over this rank's slab only) or of --dimension/--spacing/--origin.
     auto reader = itk::ImageFileReader<ImageType>::New();
     if (!o.input.empty())
@@ -801,18 +827,11 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
     }
     else
     {
-      ImageType::SpacingType spacing;
-      ImageType::PointType origin;
-      ImageType::SizeType size;
-      for (unsigned int d = 0; d < 3; ++d)
-      {
-        size[d] = o.sizes[d];
-        spacing[d] = o.spacings[d];
-        origin[d] = o.origins[d];
-      }
-      whole->SetRegions(size);
-      whole->SetSpacing(spacing);
-      whole->SetOrigin(origin);
+      auto grid = cbct::ConstantImageSource<ImageType>::New();
+      ApplyGrid(grid.GetPointer(), o.grid);
+      grid->UpdateOutputInformation();
+      whole->CopyInformation(grid->GetOutput());
+      whole->SetRegions(grid->GetOutput()->GetLargestPossibleRegion());
     }
     slab = cbct::MPISlabReconstruction::SlabOf(whole->GetLargestPossibleRegion(), MPI_COMM_WORLD);
     ImageType::Pointer initial = ImageType::New();

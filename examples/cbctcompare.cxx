@@ -5,6 +5,7 @@
 
 #include <itkImage.h>
 #include <itkImageRegionConstIterator.h>
+#include <itkImageRegionConstIteratorWithIndex.h>
 
 #include <algorithm>
 #include <fstream>
@@ -21,6 +22,8 @@ struct Options
   std::string reference; // --reference: another volume instead of the phantom
   std::string phantom = "shepplogan";
   double phantomScale = 60.;
+  double phantomDensity = 1.;
+  double fieldOfView = 0.;
   long long supersampling = 2;
   double peak = 2.;
   std::string profile;
@@ -35,6 +38,37 @@ Print(const std::string & what, const Quality & q)
 {
   std::cout << what << ": " << q.voxels << " voxels, MAE " << std::setprecision(5) << q.meanAbsoluteError << ", PSNR "
             << std::fixed << std::setprecision(2) << q.psnr << " dB" << std::defaultfloat << std::endl;
+}
+
+/** MAE and PSNR over `region`, or over its voxels within `radius` mm of the rotation axis (the y
+ * axis: x^2 + z^2 <= radius^2) when radius > 0. NaN anywhere gives NaN. */
+Quality
+Compare(const ImageType * image, const ImageType * reference, const ImageType::RegionType & region, double peak,
+        double radius)
+{
+  if (radius <= 0.)
+    return cbct::CompareImages<ImageType>(image, reference, region, peak);
+  double absolute = 0., squared = 0.;
+  std::size_t n = 0;
+  for (itk::ImageRegionConstIteratorWithIndex<ImageType> a(image, region); !a.IsAtEnd(); ++a)
+  {
+    ImageType::PointType p;
+    image->TransformIndexToPhysicalPoint(a.GetIndex(), p);
+    if (p[0] * p[0] + p[2] * p[2] > radius * radius)
+      continue;
+    const double d = static_cast<double>(a.Get()) - reference->GetPixel(a.GetIndex());
+    absolute += std::abs(d);
+    squared += d * d;
+    ++n;
+  }
+  Quality q;
+  q.voxels = n;
+  if (n > 0)
+  {
+    q.meanAbsoluteError = absolute / n;
+    q.psnr = 20. * std::log10(peak) - 10. * std::log10(squared / n);
+  }
+  return q;
 }
 
 /** The line along x through the voxel nearest to (0, profileY, 0) mm: "x_mm,reconstruction,truth"
@@ -91,6 +125,10 @@ CompareToPhantom(const Options & o)
   CheckOutputsAreNotInputs({ { "--profile", o.profile } },
                            { { "--input", o.input, true }, { "--reference", o.reference, true }, { "--phantom", o.phantom, false } });
   auto phantom = MakePhantom("--phantom", o.phantom, o.phantomScale);
+  CheckFinite("--phantom-density", o.phantomDensity, "a finite factor");
+  phantom->ScaleDensities(o.phantomDensity);
+  if (!std::isfinite(o.fieldOfView) || o.fieldOfView < 0.)
+    Bad("--fov-radius", o.fieldOfView, "a radius > 0 in mm, or 0 for the whole grid");
   auto image = ReadImage<ImageType>("--input", o.input);
   CheckFiniteValues("--input", o.input, image.GetPointer(), "finite values everywhere (a NaN makes every error measure NaN)");
 
@@ -139,10 +177,20 @@ CompareToPhantom(const Options & o)
   std::ostringstream label;
   label << "central region (y slices " << central.GetIndex(1) << ".." << central.GetIndex(1) + central.GetSize(1) - 1
         << " of " << ny << ")";
-  const Quality centralQuality = cbct::CompareImages<ImageType>(image, reference, central, o.peak);
-  const Quality wholeQuality = cbct::CompareImages<ImageType>(image, reference, whole, o.peak);
+  std::string where = "whole volume";
+  if (o.fieldOfView > 0.)
+  {
+    std::ostringstream within;
+    within << ", within " << o.fieldOfView << " mm of the rotation axis";
+    label << within.str();
+    where += within.str();
+  }
+  const Quality centralQuality = Compare(image, reference, central, o.peak, o.fieldOfView);
+  const Quality wholeQuality = Compare(image, reference, whole, o.peak, o.fieldOfView);
+  if (wholeQuality.voxels == 0)
+    Bad("--fov-radius", o.fieldOfView, "a radius that takes in some voxel centres of the volume");
   Print(label.str(), centralQuality);
-  Print("whole volume", wholeQuality);
+  Print(where, wholeQuality);
   if (given)
   {
     // Relative L2 difference over the whole volume; NaN anywhere makes it NaN.
@@ -181,6 +229,11 @@ main(int argc, char ** argv)
   app.add_option("--phantom", o.phantom, "'shepplogan' or an ellipsoid text file (see cbctGeometricPhantom.h)")
     ->capture_default_str();
   app.add_option("--phantom-scale", o.phantomScale, "Scale of the Shepp-Logan phantom (mm)")->capture_default_str();
+  app.add_option("--phantom-density", o.phantomDensity, "Factor on every density of the phantom (as cbct-simulate's)")
+    ->capture_default_str();
+  app.add_option("--fov-radius", o.fieldOfView, "Measure only within this radius (mm) of the rotation axis, e.g. the "
+                                                "field of view of a truncated detector (0: everywhere)")
+    ->capture_default_str();
   app.add_option("--supersampling", o.supersampling, "Phantom samples per voxel along each axis")->capture_default_str();
   app.add_option("--peak", o.peak, "Peak value for the PSNR")->capture_default_str();
   app.add_option("--profile", o.profile, "Also write the line along x through (0, --profile-y, 0) mm as CSV: x_mm, "
@@ -193,6 +246,8 @@ main(int argc, char ** argv)
                       { "--reference", SlicerIo("image", "input", "Input") },
                       { "--phantom", SlicerIn("Phantom") },
                       { "--phantom-scale", SlicerRange("Phantom", "0", "10000", "1") },
+                      { "--phantom-density", SlicerRange("Phantom", "-1000", "1000", "0.01") },
+                      { "--fov-radius", SlicerRange("Phantom", "0", "10000", "1") },
                       { "--supersampling", SlicerRange("Phantom", "1", "16", "1") },
                       { "--peak", SlicerRange("Phantom", "0", "1000", "0.1") },
                       { "--profile", SlicerIo("file", "output", "Profile", ".csv") },

@@ -5,6 +5,8 @@
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctGridOptions.h"
+#include "cbctPreprocessingOptions.h"
 #include "cbctProjectionFiles.h"
 #include "cbctProjectionRows.h"
 #include "cbctRampFilterResponse.h"
@@ -46,11 +48,15 @@ struct Options
   std::string newOrigin;
   std::string replaceNonFinite;
   std::string output;
-  std::string dimension = "256";
-  std::string spacing = "1";
-  std::string origin;
+  GridOptions<3> grid;
+  PreprocessingOptions preprocessing;
   std::string window = "ramlak";
   double cutOff = 1.;
+  double hann = 0.;
+  double pad = 0.;
+  double hannY = 0.;
+  const CLI::Option * windowOption = nullptr;
+  const CLI::Option * cutOffOption = nullptr;
   bool noDisplaced = false;
   long long divisions = 1;
   std::string hardware = "auto";
@@ -60,9 +66,6 @@ struct Options
 
   // Checked and parsed by Validate().
   std::vector<int> devices; // --gpus; empty: the first device
-  std::vector<unsigned int> sizes;
-  std::vector<double> spacings;
-  std::vector<double> origins;
   std::vector<double> projectionSpacing; // empty: keep the files'
   std::vector<double> projectionOrigin;  // empty: keep the files'
   std::vector<double> nonFiniteReplacement; // empty: non-finite values are an error
@@ -75,17 +78,9 @@ Validate(Options & o)
 {
   ApplyThreads(o.threads);
   ValidateProjectionOptions(o);
+  ValidatePreprocessingOptions(o.preprocessing);
   CheckImageOutput("--output", o.output);
-  o.sizes = ParseSizes("--dimension", o.dimension, 3);
-  o.spacings = ParsePositives("--spacing", o.spacing, 3);
-  if (o.origin.empty())
-  {
-    o.origins.clear();
-    for (unsigned int d = 0; d < 3; ++d)
-      o.origins.push_back(-0.5 * (o.sizes[d] - 1.) * o.spacings[d]);
-  }
-  else
-    o.origins = ParsePoint("--origin", o.origin, 3);
+  ValidateGrid(o.grid);
   try
   {
     o.rampWindow = cbct::ParseRampWindow(o.window);
@@ -96,6 +91,20 @@ Validate(Options & o)
   }
   if (!std::isfinite(o.cutOff) || !(o.cutOff > 0.) || o.cutOff > 1.)
     Bad("--cutoff", o.cutOff, "a fraction of the Nyquist frequency in (0, 1]");
+  // RTK's --hann C is the Hann window with cut-off C (0: none).
+  if (!(o.hann >= 0. && o.hann <= 1.))
+    Bad("--hann", o.hann, "a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none");
+  if (o.hann > 0.)
+  {
+    if (o.windowOption->count() + o.cutOffOption->count() > 0)
+      throw Error("--hann and --window/--cutoff: --hann C is --window hann --cutoff C; give one or the other");
+    o.rampWindow = cbct::RampWindow::Hann;
+    o.cutOff = o.hann;
+  }
+  if (!std::isfinite(o.pad) || o.pad < 0.)
+    Bad("--pad", o.pad, "a fraction of the detector width >= 0 (0: no truncation correction)");
+  if (!(o.hannY >= 0. && o.hannY <= 1.))
+    Bad("--hannY", o.hannY, "a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none");
   if (o.divisions < 1 || o.divisions > 100000)
     Bad("--divisions", o.divisions, "an integer >= 1");
   if (o.hardware != "cpu" && o.hardware != "cuda" && o.hardware != "auto")
@@ -136,6 +145,15 @@ ChooseHardware(const Options & o, std::string & why)
 #if CBCT_FDK_WITH_CUDA
   std::string device;
   const bool available = cbct::CudaDeviceAvailable(&device);
+  // Until the CUDA FDK applies the ramp filter's truncation correction and v smoothing, they run on the CPU.
+  const bool cudaLacksRampOptions = !cbct::CudaFDKAppliesRampExtensions && (o.pad > 0. || o.hannY > 0.);
+  if (cudaLacksRampOptions)
+  {
+    if (o.hardware == "cuda")
+      throw Error("--hardware cuda: the CUDA FDK does not do --pad and --hannY yet (use --hardware cpu or auto)");
+    why = "CPU (--pad/--hannY are CPU-only for now; --hardware auto)";
+    return Hardware::Cpu;
+  }
   if (o.hardware == "cuda")
   {
     if (!available)
@@ -168,7 +186,7 @@ ChooseHardware(const Options & o, std::string & why)
  * cbct::FDKConeBeamReconstructionFilter; CUDA: cbct::CudaImage and its CUDA FDK filter). */
 template <class TImage, class TFDK>
 int
-Reconstruct(const Options & o)
+Reconstruct(Options & o)
 {
   Stopwatch total;
   Stopwatch clock;
@@ -183,10 +201,11 @@ Reconstruct(const Options & o)
   const std::size_t files = inputs.files.size();
   {
     // What the run holds at once (a lower bound: the FDK filters' projection buffers, which depend
-    // on the rows each slab needs, come on top), before anything is allocated.
+    // on the rows each slab needs, and the preprocessed stack beside the files' one, come on top),
+    // before anything is allocated.
     std::uint64_t voxels = 1;
     for (unsigned int d = 0; d < 3; ++d)
-      voxels *= o.sizes[d];
+      voxels *= o.grid.sizes[d];
     const auto slabs = static_cast<std::uint64_t>(o.divisions);
     MemoryNeed need;
     need.Add("projections", inputs.ReadingBytes());
@@ -196,7 +215,7 @@ Reconstruct(const Options & o)
                   "shrink with them)";
     CheckMemory("the reconstruction", need);
   }
-  typename TImage::Pointer projections = ReadProjections<TImage>(o, inputs);
+  typename TImage::Pointer projections = LoadProjections<TImage>(o, inputs, "cbct-fdk", o.verbose ? &std::cout : nullptr);
   const double readSeconds = clock.Seconds();
   const auto psize = projections->GetLargestPossibleRegion().GetSize();
   if (o.verbose)
@@ -206,18 +225,7 @@ Reconstruct(const Options & o)
               << FormatSeconds(readSeconds) << ")" << std::endl;
 
   auto grid = cbct::ConstantImageSource<TImage>::New();
-  typename TImage::SizeType size;
-  typename TImage::SpacingType spacing;
-  typename TImage::PointType origin;
-  for (unsigned int d = 0; d < 3; ++d)
-  {
-    size[d] = o.sizes[d];
-    spacing[d] = o.spacings[d];
-    origin[d] = o.origins[d];
-  }
-  grid->SetSize(size);
-  grid->SetSpacing(spacing);
-  grid->SetOrigin(origin);
+  ApplyGrid(grid.GetPointer(), o.grid);
   grid->SetConstant(0.f);
 
   auto fdk = TFDK::New();
@@ -226,6 +234,8 @@ Reconstruct(const Options & o)
   fdk->SetGeometry(geometry);
   fdk->GetRampFilter()->SetWindow(o.rampWindow);
   fdk->GetRampFilter()->SetCutOff(o.cutOff);
+  fdk->GetRampFilter()->SetTruncationCorrection(o.pad);
+  fdk->GetRampFilter()->SetHannCutFrequencyY(o.hannY);
   fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(!o.noDisplaced);
   SetDevices(fdk.GetPointer(), o.devices);
   try
@@ -256,14 +266,19 @@ Reconstruct(const Options & o)
     std::ostringstream degrees;
     degrees << std::fixed << std::setprecision(1) << range;
     std::cout << "cbct-fdk: " << (weight->IsShortScan() ? "short scan (Parker weights)" : "full scan") << " over "
-              << degrees.str() << " deg; " << cbct::RampWindowName(o.rampWindow) << " window, cut-off " << o.cutOff
-              << std::endl;
+              << degrees.str() << " deg; " << cbct::RampWindowName(o.rampWindow) << " window, cut-off " << o.cutOff;
+    if (o.pad > 0.)
+      std::cout << ", truncation correction " << o.pad << " (rows extended by "
+                << fdk->GetRampFilter()->GetTruncationCorrectionExtent() << " pixels a side)";
+    if (o.hannY > 0.)
+      std::cout << ", Hann along v with cut-off " << o.hannY;
+    std::cout << std::endl;
     if (!weight->IsShortScan())
       std::cout << "cbct-fdk: " << weight->ComputeCoverage(projections).Describe(!o.noDisplaced)
                 << (o.noDisplaced ? " (--no-displaced)" : "") << std::endl;
-    std::cout << "cbct-fdk: volume " << size[0] << " x " << size[1] << " x " << size[2] << " voxels of " << spacing[0]
-              << " x " << spacing[1] << " x " << spacing[2] << " mm from (" << origin[0] << ", " << origin[1] << ", "
-              << origin[2] << ") mm, in " << slabs << " slab" << (slabs == 1 ? "" : "s") << std::endl;
+    grid->UpdateOutputInformation();
+    std::cout << "cbct-fdk: volume " << DescribeGrid(grid->GetOutput(), "voxels") << ", in " << slabs << " slab"
+              << (slabs == 1 ? "" : "s") << std::endl;
   }
 
   auto bar = ProgressBar::Attach(fdk, "cbct-fdk", slabs);
@@ -298,7 +313,7 @@ Reconstruct(const Options & o)
  * ranks together (MPISlabWriter). The slab equals the one-process volume there, bit for bit. */
 template <class TImage, class TFDK>
 int
-ReconstructSlab(const Options & o, const AppRanks & ranks)
+ReconstructSlab(Options & o, const AppRanks & ranks)
 {
   const std::string name = ranks.Prefix("cbct-fdk");
   typename TImage::Pointer volume;
@@ -306,26 +321,19 @@ ReconstructSlab(const Options & o, const AppRanks & ranks)
   const int status = ranks.Collectively([&] {
     auto geometry = ReadGeometry(o.geometry);
     std::vector<std::string> files;
-    auto information = ProjectionStackInformation<TImage>(o, files);
+    PreprocessingImage::Pointer raw; // the files' stack; `information`, once preprocessed
+    auto information = PreprocessedStackInformation<TImage>(o, files, raw);
     auto grid = cbct::ConstantImageSource<TImage>::New();
-    typename TImage::SizeType size;
-    typename TImage::SpacingType spacing;
-    typename TImage::PointType origin;
-    for (unsigned int d = 0; d < 3; ++d)
-    {
-      size[d] = o.sizes[d];
-      spacing[d] = o.spacings[d];
-      origin[d] = o.origins[d];
-    }
-    grid->SetSize(size);
-    grid->SetSpacing(spacing);
-    grid->SetOrigin(origin);
+    ApplyGrid(grid.GetPointer(), o.grid);
+    grid->SetConstant(0.f);
     auto fdk = TFDK::New();
     fdk->SetInput(0, grid->GetOutput());
     fdk->SetProjections(information);
     fdk->SetGeometry(geometry);
     fdk->GetRampFilter()->SetWindow(o.rampWindow);
     fdk->GetRampFilter()->SetCutOff(o.cutOff);
+    fdk->GetRampFilter()->SetTruncationCorrection(o.pad);
+    fdk->GetRampFilter()->SetHannCutFrequencyY(o.hannY); // whole projections: every rank reads every row
     fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(!o.noDisplaced);
     // One GPU per rank on each machine: --gpus's devices (or all), by the rank's place there.
     std::vector<int> devices = o.devices.empty() && o.hardware != "cpu" ? ParseGpusIfAny() : o.devices;
@@ -341,18 +349,19 @@ ReconstructSlab(const Options & o, const AppRanks & ranks)
       const std::string projectionsOption = o.projections.empty() ? "--path/--regexp" : "--projections " + o.projections;
       throw Error(projectionsOption + " with --geometry " + o.geometry + ": " + WithoutItkPrefix(e.GetDescription()));
     }
-    // The rows this rank's slab asks for: read those alone.
+    // The rows this rank's slab asks for: read those alone (and the files' rows their preprocessing needs).
     const auto slab = cbct::MPISlabReconstruction::SlabOf(fdk->GetOutput()->GetLargestPossibleRegion(), MPI_COMM_WORLD);
     fdk->GetOutput()->SetRequestedRegion(slab);
     fdk->GetOutput()->PropagateRequestedRegion();
     const auto rows = information->GetRequestedRegion();
     Stopwatch clock;
-    auto projections = ReadProjectionRows<TImage>(o, information.GetPointer(), files, rows.GetIndex(1), rows.GetSize(1));
+    auto projections = LoadProjectionRows<TImage>(o, files, raw.GetPointer(), rows.GetIndex(1), rows.GetSize(1), name,
+                                                  o.verbose ? &std::cout : nullptr);
     const double readSeconds = clock.Seconds();
     fdk->SetProjections(projections);
     if (o.verbose)
       std::cout << name << ": slab y [" << slab.GetIndex(1) << ", " << slab.GetIndex(1) + static_cast<long>(slab.GetSize(1))
-                << ") of " << size[1] << ", detector rows [" << rows.GetIndex(1) << ", "
+                << ") of " << grid->GetOutput()->GetLargestPossibleRegion().GetSize(1) << ", detector rows [" << rows.GetIndex(1) << ", "
                 << rows.GetIndex(1) + static_cast<long>(rows.GetSize(1)) << ") of "
                 << information->GetLargestPossibleRegion().GetSize(1) << " read in " << FormatSeconds(readSeconds)
                 << (devices.empty() ? std::string() : ", CUDA device " + std::to_string(devices[0])) << std::endl;
@@ -442,7 +451,8 @@ main(int argc, char ** argv)
                 "Short scans (less than a full turn) are detected from the geometry and get Parker weights; in a "
                 "full scan, a detector that does not see the volume from both sides of the rotation axis (an "
                 "offset detector or source) gets displaced-detector weights (--verbose says why; --no-displaced "
-                "switches them off). Projections are line integrals; the volume is attenuation per mm.",
+                "switches them off). Projections are line integrals, or intensities (files of integers, or --i0 "
+                "given) converted on the way in with RTK's preprocessing options; the volume is attenuation per mm.",
                 "cbct-fdk" };
   app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML)")->required();
   app.add_option("--projections", o.projections, "Projection stack, one file (.mha, .nrrd, .nii, .tif, ...)");
@@ -452,22 +462,31 @@ main(int argc, char ** argv)
   app.add_flag("--nsort", o.numericSort, "Sort the files numerically on --submatch instead of alphabetically");
   app.add_option("--submatch", o.subMatch, "Sub-match of --regexp used for sorting (0: the whole name)")
     ->capture_default_str();
-  app.add_option("--new-spacing", o.newSpacing, "Replace the projections' pixel spacing (mm): s or U,V (for formats "
-                                                "without it, e.g. TIFF)");
-  app.add_option("--new-origin", o.newOrigin, "Replace the projections' origin (mm): U,V, the centre of the first "
-                                              "pixel (for formats without it, e.g. TIFF)");
+  AddListOption(app, "--new-spacing,--newspacing", o.newSpacing,
+                "Replace the projections' pixel spacing (mm): s or U,V (for formats without it, e.g. TIFF)");
+  AddListOption(app, "--new-origin,--neworigin", o.newOrigin,
+                "Replace the projections' origin (mm): U,V, the centre of the first pixel (for formats without it, e.g. TIFF)");
   AddNonFiniteOption(app, o.replaceNonFinite);
+  std::map<std::string, SlicerParameter> slicer;
+  AddPreprocessingOptions(app, o.preprocessing, slicer);
   app.add_option("-o,--output", o.output, "Output volume (.mha, .nrrd, .nii, .tif, ...)")->required();
-  app.add_option("--dimension", o.dimension, "Volume size in voxels: N or X,Y,Z")->capture_default_str();
-  app.add_option("--spacing", o.spacing, "Voxel size (mm): s or X,Y,Z")->capture_default_str();
-  app.add_option("--origin", o.origin, "Centre of the first voxel (mm): X,Y,Z (default: the volume is centred on "
-                                       "the isocenter, -(N-1)/2 * spacing)");
-  app.add_option("--window", o.window, "Ramp filter window: ramlak, shepplogan, cosine, hamming or hann")
+  AddGridOptions(app, o.grid, "Volume");
+  o.windowOption = app.add_option("--window", o.window, "Ramp filter window: ramlak, shepplogan, cosine, hamming or hann")
+                     ->capture_default_str();
+  o.cutOffOption =
+    app.add_option("--cutoff", o.cutOff, "Ramp filter cut-off as a fraction of Nyquist, in (0, 1]")->capture_default_str();
+  app.add_option("--hann", o.hann, "RTK's Hann window: --hann C is --window hann --cutoff C (0: none)")->capture_default_str();
+  app.add_option("--pad", o.pad, "Truncation correction: rows are extended by this fraction of the detector width on "
+                                 "each side (their faded reflection about the edge) before ramp filtering, for objects "
+                                 "wider than the detector (0: none; at most about 0.5 is used)")
     ->capture_default_str();
-  app.add_option("--cutoff", o.cutOff, "Ramp filter cut-off as a fraction of Nyquist, in (0, 1]")->capture_default_str();
-  app.add_flag("--no-displaced", o.noDisplaced, "Switch off displaced-detector weighting (given when the detector does "
-                                                "not see the volume from both sides; off suits an object smaller than the volume)");
-  app.add_option("--divisions", o.divisions, "Reconstruct in this many slabs along y (bounds the memory)")
+  app.add_option("--hannY", o.hannY, "Hann low-pass along v (across rows) with this cut-off as a fraction of Nyquist (0: "
+                                     "none); filters whole projections")
+    ->capture_default_str();
+  app.add_flag("--no-displaced,--nodisplaced", o.noDisplaced,
+               "Switch off displaced-detector weighting (given when the detector does not see the volume from both "
+               "sides; off suits an object smaller than the volume)");
+  app.add_option("-d,--divisions", o.divisions, "Reconstruct in this many slabs along y (bounds the memory)")
     ->capture_default_str();
   app.add_option("--hardware", o.hardware, "cpu, cuda or auto (CUDA when this build has it and a device is present)")
     ->capture_default_str();
@@ -476,7 +495,12 @@ main(int argc, char ** argv)
                                    "rank on the machine");
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each stage's time (under mpirun: each rank's)");
   AddCommonOptions(app, o.threads);
-  DescribeForSlicer("CBCT FDK Reconstruction", {
+  slicer["--like"] = SlicerIo("image", "input", "Output");
+  slicer["--direction"] = SlicerIn("Output", "double-vector");
+  slicer["--hann"] = SlicerRange("Filter", "0", "1", "0.05");
+  slicer["--pad"] = SlicerRange("Filter", "0", "1", "0.05");
+  slicer["--hannY"] = SlicerRange("Filter", "0", "1", "0.05");
+  slicer.insert({
     { "--geometry", SlicerIo("file", "input", "Input", ".xml") },
     { "--projections", SlicerIo("image", "input", "Input") },
     { "--path", SlicerIo("directory", "input", "Input") },
@@ -497,5 +521,6 @@ main(int argc, char ** argv)
     { "--gpus", SlicerIn("Advanced") },
     { "--verbose", SlicerIn("Advanced") },
   });
+  DescribeForSlicer("CBCT FDK Reconstruction", slicer);
   return Run(app, argc, argv, [&] { return Fdk(o, ranks); });
 }

@@ -2,6 +2,7 @@
 // the emission projector (attenuation map and collimator blur), on the CPU or with CUDA, in the spirit
 // of RTK's rtkforwardprojections.
 #include "cbctForwardProjectionImageFilter.h"
+#include "cbctGridOptions.h"
 #include "cbctIterativeApp.h"
 #if CBCT_USE_CUDA
 #  include "cbctCudaForwardProjectionImageFilter.h"
@@ -16,9 +17,7 @@ struct Options
   std::string geometry;
   std::string input;
   std::string output;
-  std::string dimension = "256";
-  std::string spacing = "1";
-  std::string origin;
+  GridOptions<2> grid;
   std::string fp = "joseph";
   double step = 0.;
   std::string hardware = "cpu";
@@ -37,14 +36,8 @@ Forward(Options & o)
   CheckReadableFile("--input", o.input, "image file");
   CheckImageOutput("--output", o.output);
   CheckOutputsAreNotInputs({ { "--output", o.output } }, { { "--geometry", o.geometry, false }, { "--input", o.input, true } });
-  const auto sizes = ParseSizes("--dimension", o.dimension, 2);
-  const auto spacings = ParsePositives("--spacing", o.spacing, 2);
-  std::vector<double> origins;
-  if (o.origin.empty())
-    for (unsigned int d = 0; d < 2; ++d)
-      origins.push_back(-0.5 * (sizes[d] - 1.) * spacings[d]);
-  else
-    origins = ParsePoint("--origin", o.origin, 2);
+  ValidateGrid(o.grid);
+  o.fp = ProjectorName(o.fp);
   CheckProjectorAndHardware(o.fp, o.step, o.hardware, true);
   ParseEmission(o.emission, o.fp, o.fpGiven);
 
@@ -52,10 +45,19 @@ Forward(Options & o)
   Stopwatch clock;
   auto geometry = ReadGeometry(o.geometry);
   const unsigned int count = geometry->GetNumberOfProjections();
+  if (o.grid.sizes.size() > 2 && o.grid.sizes[2] != count)
+  {
+    if (o.grid.like.empty())
+      Bad("--dimension", Quoted(o.grid.size),
+          "U,V, or U,V,N with N the number of projections of --geometry (" + std::to_string(count) + ")");
+    Bad("--like", Quoted(o.grid.like),
+        "a projection stack of as many projections as --geometry (" + std::to_string(count) + "; it has " +
+          std::to_string(o.grid.sizes[2]) + ")");
+  }
   {
     MemoryNeed need;
     need.Add("volume", FloatBytes(InspectImage("--input", o.input).Pixels()));
-    need.Add("projections", FloatBytes(std::uint64_t(sizes[0]) * sizes[1] * count));
+    need.Add("projections", FloatBytes(std::uint64_t(o.grid.sizes[0]) * o.grid.sizes[1] * count));
     need.remedy = "give fewer or smaller projections (--dimension) or a smaller volume";
     CheckMemory("the projection", need);
   }
@@ -71,19 +73,7 @@ Forward(Options & o)
   }
 
   auto detector = cbct::ConstantImageSource<ImageType>::New();
-  ImageType::SizeType size{ { sizes[0], sizes[1], count } };
-  ImageType::SpacingType spacing;
-  ImageType::PointType origin;
-  for (unsigned int d = 0; d < 2; ++d)
-  {
-    spacing[d] = spacings[d];
-    origin[d] = origins[d];
-  }
-  spacing[2] = 1.;
-  origin[2] = 0.;
-  detector->SetSize(size);
-  detector->SetSpacing(spacing);
-  detector->SetOrigin(origin);
+  ApplyGrid(detector.GetPointer(), o.grid, count);
   detector->SetConstant(0.f);
 
   cbct::ForwardProjectionImageFilter<ImageType>::Pointer forward;
@@ -104,8 +94,8 @@ Forward(Options & o)
   clock.Restart();
   forward->Update();
   if (o.verbose)
-    std::cout << "cbct-forward: projected onto " << sizes[0] << " x " << sizes[1] << " pixels of " << spacings[0] << " x "
-              << spacings[1] << " mm x " << count << " projections, "
+    std::cout << "cbct-forward: projected onto " << o.grid.sizes[0] << " x " << o.grid.sizes[1] << " pixels of "
+              << o.grid.spacings[0] << " x " << o.grid.spacings[1] << " mm x " << count << " projections, "
               << (o.hardware == "cuda" ? "CUDA" : "CPU") << ", projector: "
               << DescribeProjector(o.fp, o.step,
                                    std::min({ volume->GetSpacing()[0], volume->GetSpacing()[1], volume->GetSpacing()[2] }),
@@ -135,10 +125,7 @@ main(int argc, char ** argv)
   app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML)")->required();
   app.add_option("-i,--input", o.input, "Volume to project (.mha, .nrrd, .nii, .tif, ...)")->required();
   app.add_option("-o,--output", o.output, "Output projections (.mha, .nrrd, .nii, .tif, ...)")->required();
-  app.add_option("--dimension", o.dimension, "Detector pixels: N or U,V")->capture_default_str();
-  app.add_option("--spacing", o.spacing, "Detector pixel size (mm): s or U,V")->capture_default_str();
-  app.add_option("--origin", o.origin, "Centre of the first detector pixel (mm): U,V (default: the detector is "
-                                       "centred, -(N-1)/2 * spacing)");
+  AddGridOptions(app, o.grid, "Detector");
   auto * fp = AddProjectorOptions(app, o.fp, o.step, o.hardware, true);
   AddEmissionOptions(app, o.emission);
   app.callback([&o, fp] { o.fpGiven = fp->count() > 0; });
@@ -151,6 +138,8 @@ main(int argc, char ** argv)
     { "--dimension", SlicerIn("Detector", "integer-vector") },
     { "--spacing", SlicerIn("Detector", "double-vector") },
     { "--origin", SlicerIn("Detector", "double-vector") },
+    { "--direction", SlicerIn("Detector", "double-vector") },
+    { "--like", SlicerIo("image", "input", "Detector") },
     { "--verbose", SlicerIn("Advanced") },
   };
   AddProjectorSlicer(slicer, true);

@@ -13,6 +13,7 @@
 #include "cbctPoissonNoiseImageFilter.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
+#include "cbctLineIntegralToIntensityImageFilter.h"
 #if CBCT_USE_CUDA
 #  include "cbctCudaEmissionForwardProjectionImageFilter.h"
 #endif
@@ -41,6 +42,9 @@ struct Options
   std::string detectorSpacing = "1";
   std::string phantom = "shepplogan";
   double phantomScale = 60.;
+  double phantomDensity = 1.;
+  double i0 = 0.;
+  double dark = 0.;
   int threads = 0;
   bool verbose = false;
   // --emission
@@ -48,6 +52,7 @@ struct Options
   std::string muPhantom;
   std::string muOutput;
   std::string psf;
+  // --poisson: noise on the readings (--i0) or counts (--emission)
   bool poisson = false;
   long long seed = 1;
   std::string volumeDimension;
@@ -128,11 +133,26 @@ Simulate(const Options & o)
   CheckImageOutput("--output", o.output);
   CheckOutputsAreNotInputs({ { "--geometry", o.geometry }, { "--output", o.output } }, { { "--phantom", o.phantom, false } });
   auto phantom = MakePhantom("--phantom", o.phantom, o.phantomScale);
+  CheckFinite("--phantom-density", o.phantomDensity, "a finite factor");
+  phantom->ScaleDensities(o.phantomDensity);
+  if (!std::isfinite(o.i0) || o.i0 < 0. || o.i0 > 65535.)
+    Bad("--i0", o.i0, "an intensity through air from 1 to 65535 (16-bit readings), or 0 for line integrals");
+  if (!std::isfinite(o.dark) || o.dark < 0. || (o.i0 > 0. && !(o.dark < o.i0)))
+    Bad("--idark", o.dark, "an intensity >= 0 below --i0");
+  if (o.emission && (o.i0 > 0. || o.dark != 0.))
+    throw Error(std::string(o.i0 > 0. ? "--i0" : "--idark") + ": simulates X-ray detector readings; --emission simulates "
+                "counts (give one or the other)");
+  if (!o.emission && o.i0 == 0. && o.dark != 0.)
+    throw Error("--idark: simulates detector readings; give --i0 too");
+  if (!o.emission && o.i0 == 0. && o.poisson)
+    throw Error("--poisson: simulates noisy detector readings or emission counts; give --i0 or --emission too");
+  if (o.seed < 0 || o.seed > 0xffffffffll)
+    Bad("--seed", o.seed, "an integer from 0 to 4294967295");
   cbct::GeometricPhantom::Pointer muPhantom;
   cbct::CollimatorBlur blur;
-  if (!o.emission && (!o.muPhantom.empty() || !o.muOutput.empty() || !o.psf.empty() || o.poisson ||
-                      !o.volumeDimension.empty() || !o.volumeSpacing.empty()))
-    throw Error("--mu-phantom, --mu-output, --psf, --poisson, --volume-dimension and --volume-spacing simulate emission data: "
+  if (!o.emission && (!o.muPhantom.empty() || !o.muOutput.empty() || !o.psf.empty() || !o.volumeDimension.empty() ||
+                      !o.volumeSpacing.empty()))
+    throw Error("--mu-phantom, --mu-output, --psf, --volume-dimension and --volume-spacing simulate emission data: "
                 "give --emission");
   if (!o.muOutput.empty())
   {
@@ -140,14 +160,27 @@ Simulate(const Options & o)
       throw Error("--mu-output " + o.muOutput + ": needs --mu-phantom (the attenuation map it writes)");
     CheckImageOutput("--mu-output", o.muOutput);
   }
+  ImageType::Pointer emissionGrid, mu;
   if (o.emission)
   {
     if (!o.muPhantom.empty())
       muPhantom = MakePhantom("--mu-phantom", o.muPhantom, o.phantomScale);
     if (!o.psf.empty())
       blur = ParsePsf("--psf", o.psf);
-    if (o.seed < 0 || o.seed > 0xffffffffll)
-      Bad("--seed", o.seed, "an integer from 0 to 4294967295");
+    // The attenuation map is voxelized and checked before any output is written.
+    emissionGrid = EmissionGrid(o, size, spacing);
+    if (muPhantom)
+    {
+      mu = Voxelize(muPhantom, emissionGrid);
+      try
+      {
+        cbct::EmissionLattice::CheckAttenuation(mu);
+      }
+      catch (const itk::ExceptionObject & e)
+      {
+        throw Error("--mu-phantom " + o.muPhantom + ": " + WithoutItkPrefix(e.GetDescription()));
+      }
+    }
   }
   CheckProjectorAndHardware("joseph", 0., o.hardware);
   if (!o.emission && o.hardware != "cpu")
@@ -220,23 +253,10 @@ Simulate(const Options & o)
   }
   else
   {
-    auto grid = EmissionGrid(o, size, spacing);
+    const ImageType * grid = emissionGrid.GetPointer();
     auto activity = Voxelize(phantom, grid);
-    ImageType::Pointer mu;
-    if (muPhantom)
-    {
-      mu = Voxelize(muPhantom, grid);
-      try
-      {
-        cbct::EmissionLattice::CheckAttenuation(mu);
-      }
-      catch (const itk::ExceptionObject & e)
-      {
-        throw Error("--mu-phantom " + o.muPhantom + ": " + WithoutItkPrefix(e.GetDescription()));
-      }
-      if (!o.muOutput.empty())
-        WriteImage("--mu-output", mu.GetPointer(), o.muOutput);
-    }
+    if (mu && !o.muOutput.empty())
+      WriteImage("--mu-output", mu.GetPointer(), o.muOutput);
     const auto g = grid->GetLargestPossibleRegion().GetSize();
     if (o.verbose)
       std::cout << "cbct-simulate: emission: activity " << what.str() << ", attenuation "
@@ -298,7 +318,24 @@ Simulate(const Options & o)
     }
   }
   clock.Restart();
-  WriteImage("--output", projections.GetPointer(), o.output);
+  if (o.i0 > 0.)
+  {
+    // Detector readings in 16 bits: (I0 - Idark) exp(-p) + Idark, Poisson draws with --poisson.
+    using CountImage = itk::Image<unsigned short, 3>;
+    auto readings = cbct::LineIntegralToIntensityImageFilter<ImageType, CountImage>::New();
+    readings->SetInput(projections);
+    readings->SetI0(o.i0);
+    readings->SetIDark(o.dark);
+    readings->SetPoissonNoise(o.poisson);
+    readings->SetSeed(static_cast<std::uint64_t>(o.seed));
+    readings->Update();
+    if (o.verbose)
+      std::cout << "cbct-simulate: detector readings in 16 bits, I0 " << o.i0 << ", Idark " << o.dark
+                << (o.poisson ? ", Poisson noise (seed " + std::to_string(o.seed) + ")" : ", no noise") << std::endl;
+    WriteImage("--output", readings->GetOutput(), o.output);
+  }
+  else
+    WriteImage("--output", projections.GetPointer(), o.output);
   if (o.verbose)
   {
     std::cout << "cbct-simulate: wrote " << o.output << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
@@ -315,7 +352,8 @@ main(int argc, char ** argv)
   CLI::App app{ "Makes a circular cone-beam (or, with --sdd 0, parallel) scan geometry (RTK XML) and the exact line "
                 "integrals of a phantom (ray-ellipsoid intersection) for every projection.\n"
                 "Projection k is taken at gantry angle first-angle + k * arc / nproj. The projection stack has "
-                "U x V x nproj pixels of spacing (s, s, 1) with u and v centred on the detector's origin.\n"
+                "U x V x nproj pixels of spacing (s, s, 1) with u and v centred on the detector's origin. --i0 writes "
+                "16-bit detector readings instead of line integrals (--idark, --poisson noise with --seed).\n"
                 "--emission simulates SPECT instead: --phantom is the activity (per mm^3) and --mu-phantom the "
                 "attenuation (mu per mm), both voxelized on --volume-dimension x --volume-spacing (2 x 2 x 2 samples "
                 "per voxel) and projected with the emission projector (attenuation, --psf collimator blur), then "
@@ -341,15 +379,23 @@ main(int argc, char ** argv)
   app.add_option("--phantom", o.phantom, "'shepplogan' or an ellipsoid text file (see cbctGeometricPhantom.h)")
     ->capture_default_str();
   app.add_option("--phantom-scale", o.phantomScale, "Scale of the Shepp-Logan phantom (mm)")->capture_default_str();
-  app.add_flag("--emission", o.emission, "Emission projections (SPECT) of the activity --phantom through --mu-phantom");
+  app.add_option("--phantom-density", o.phantomDensity, "Factor on every density of the phantom (e.g. 0.02: the "
+                                                       "Shepp-Logan head in attenuation per mm, near water)")
+    ->capture_default_str();
+  app.add_option("--i0", o.i0, "Write detector readings instead of line integrals: 16-bit intensities, I0 through air "
+                               "(0: line integrals)")
+    ->capture_default_str();
+  app.add_option("--idark", o.dark, "Intensity with the beam off, added to the readings (with --i0)")->capture_default_str();
+    app.add_flag("--emission", o.emission, "Emission projections (SPECT) of the activity --phantom through --mu-phantom");
   app.add_option("--mu-phantom", o.muPhantom, "With --emission: the attenuation phantom, an ellipsoid file of mu per mm "
                                               "(or 'shepplogan'); none: no attenuation");
   app.add_option("--mu-output", o.muOutput, "With --mu-phantom: write the voxelized attenuation map (for cbct-osem "
                                             "--attenuation)");
   app.add_option("--psf", o.psf, "With --emission: collimator blur SIGMA0,SLOPE, a Gaussian of sigma(d) = SIGMA0 + SLOPE d "
                                  "mm for activity d mm from the detector");
-  app.add_flag("--poisson", o.poisson, "With --emission: Poisson counts drawn around the projections (expected counts)");
-  app.add_option("--seed", o.seed, "Seed of --poisson (the same seed gives the same counts on any machine)")
+  app.add_flag("--poisson", o.poisson, "Poisson noise: on the readings (with --i0), or counts drawn around the expected "
+                                       "counts (with --emission)");
+  app.add_option("--seed", o.seed, "Seed of --poisson (the same seed gives the same readings or counts on any machine)")
     ->capture_default_str();
   app.add_option("--volume-dimension", o.volumeDimension, "With --emission: voxels of the grid the phantoms are voxelized "
                                                           "on, N or X,Y,Z (default: covering the detector)");
@@ -374,6 +420,9 @@ main(int argc, char ** argv)
     { "--detector-spacing", SlicerIn("Detector", "double-vector") },
     { "--phantom", SlicerIn("Phantom") },
     { "--phantom-scale", SlicerRange("Phantom", "0", "10000", "1") },
+    { "--phantom-density", SlicerRange("Phantom", "-1000", "1000", "0.01") },
+    { "--i0", SlicerRange("Readings", "0", "65535", "1") },
+    { "--idark", SlicerRange("Readings", "0", "65535", "1") },
     { "--emission", SlicerIn("Emission") },
     { "--mu-phantom", SlicerIn("Emission") },
     { "--mu-output", SlicerIo("image", "output", "Emission") },

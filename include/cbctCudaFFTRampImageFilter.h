@@ -10,6 +10,12 @@
 namespace cbct
 {
 
+/** Whether CudaFDKConeBeamReconstructionFilter applies the ramp filter's TruncationCorrection and
+ * HannCutFrequencyY in its fused path (it must call LaunchTruncationExtension() and
+ * LaunchCropSmoothColumns(), cbctCudaRampExtensions.hcu, as CudaFFTRampImageFilter does). Until it
+ * does, cbct-fdk and Python run FDK on the CPU when they are asked for. */
+inline constexpr bool CudaFDKAppliesRampExtensions = false;
+
 /** \class CudaRampFilterPlan
  * \brief Batched double-precision cuFFT plans (D2Z and Z2D) for rows of one padded length, kept while the length and
  * batch hold, with their work buffers; shared by the CUDA ramp filter and the CUDA FDK.
@@ -67,7 +73,10 @@ private:
 
 /** \class CudaFFTRampImageFilter
  * \brief FFTRampImageFilter on the GPU: rows zero-padded by a kernel, batched cuFFT D2Z, the same
- * response as the CPU filter, Z2D, and a cropping copy to the output; in double, as on the CPU.
+ * response as the CPU filter, Z2D, and a cropping copy to the output; in double, as on the CPU. The
+ * truncation correction extends the padded rows before the transform (LaunchTruncationExtension()),
+ * and the Hann low-pass along v is a convolution of every filtered row of a projection done while
+ * cropping (LaunchCropSmoothColumns()).
  * \ingroup ConeBeamCT
  */
 template <typename TImage>

@@ -4,7 +4,9 @@
 #include "cbctRampFilterResponse.h"
 
 #include <itkImageToImageFilter.h>
+#include <vnl/algo/vnl_fft_1d.h>
 
+#include <complex>
 #include <vector>
 
 namespace cbct
@@ -21,6 +23,16 @@ namespace cbct
  *
  * A requested region asks for whole rows of the input (every u), only the requested rows (v) and
  * projections, so the filter streams in v.
+ *
+ * Two of RTK's ramp filter options, both off by default (the output is then unchanged):
+ * - TruncationCorrection (RTK's --pad): a fraction of the row length by which each row is extended
+ *   on both sides before filtering, with its faded point reflection about the edge value
+ *   (cbctTruncationCorrection.hcu), so that a detector narrower than the object does not leave a
+ *   bright rim and a cupped interior. At most half the zero padding is used (about half a row).
+ * - HannCutFrequencyY (RTK's --hannY): a Hann low-pass along v (across rows) with that cut-off as a
+ *   fraction of Nyquist (HannLowPassResponse()), columns zero-padded to RampFilterPaddedLength() of the
+ *   number of rows; it smooths noise between rows. It needs every row of the projections: with it,
+ *   the filter asks for whole projections and does not stream in v.
  * \ingroup ConeBeamCT
  */
 template <typename TInputImage, typename TOutputImage = TInputImage>
@@ -42,6 +54,20 @@ public:
   /** Cut-off frequency as a fraction of Nyquist, in (0, 1]; 1 by default. */
   itkSetMacro(CutOff, double);
   itkGetConstMacro(CutOff, double);
+  /** Truncation correction: the rows are extended by this fraction of their length on each side
+   * (>= 0; 0, the default, is none). */
+  itkSetMacro(TruncationCorrection, double);
+  itkGetConstMacro(TruncationCorrection, double);
+  /** Hann low-pass along v: cut-off as a fraction of Nyquist, in (0, 1]; 0 (the default) is none. */
+  itkSetMacro(HannCutFrequencyY, double);
+  itkGetConstMacro(HannCutFrequencyY, double);
+
+  /** Pixels by which each side of a row is extended (TruncationCorrectionExtent()). */
+  int
+  GetTruncationCorrectionExtent() const;
+  /** FFT length along v and the low-pass response (with the inverse FFT's 1/L) with HannCutFrequencyY. */
+  unsigned int
+  GetPaddedLengthY() const;
 
   /** FFT length for the input's rows, and the response (with the inverse FFT's 1/L) used. */
   unsigned int
@@ -68,9 +94,21 @@ protected:
 
   RampWindow m_Window = RampWindow::RamLak;
   double m_CutOff = 1.;
+  double m_TruncationCorrection = 0.;
+  double m_HannCutFrequencyY = 0.;
 
 private:
+  /** Fills `row` (the padded length) with input row `in` of `width` pixels, zero-padded, extended by
+   * the truncation correction, and ramp filters it. */
+  void
+  FilterRow(const typename TInputImage::PixelType * in, itk::SizeValueType width,
+            vnl_vector<std::complex<double>> & row, vnl_fft_1d<double> & fft, int extent) const;
+  /** The filter with HannCutFrequencyY: whole projections, rows then columns. */
+  void
+  GenerateDataSmoothingY(const OutputImageRegionType & region);
+
   std::vector<double> m_Response;
+  std::vector<double> m_ResponseY;
 };
 
 } // namespace cbct

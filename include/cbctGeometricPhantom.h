@@ -57,6 +57,11 @@ public:
   void
   SetToSheppLogan(double scaleMm);
 
+  /** Multiplies every density by `factor` (finite): e.g. 0.02 turns the Shepp-Logan head's relative
+   * densities (about 1 inside) into attenuation per mm near water's. */
+  void
+  ScaleDensities(double factor);
+
   /** Replaces the ellipsoids with those of a text file (format above); throws naming the line. */
   void
   ReadFromFile(const std::string & path);

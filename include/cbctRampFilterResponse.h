@@ -41,6 +41,19 @@ RampFilterPaddedLength(unsigned int rowLength);
 ConeBeamCT_EXPORT std::vector<double>
 RampFilterResponse(unsigned int paddedLength, double spacing, RampWindow window, double cutOff);
 
+/** The frequency response (paddedLength/2 + 1 values) of the Hann low-pass along v (RTK's --hannY):
+ * for the frequency y in [0, 1] of Nyquist, 0.5 + 0.5 cos(pi y / cutOff) up to `cutOff`, 0 above; with
+ * the 1/paddedLength of an unnormalised inverse FFT. */
+ConeBeamCT_EXPORT std::vector<double>
+HannLowPassResponse(unsigned int paddedLength, double cutOff);
+
+/** The same low-pass as a circular convolution kernel of paddedLength taps (tap d for a shift of d
+ * pixels, d and paddedLength - d for -d): the inverse DFT of HannLowPassResponse(), so that
+ * out[j] = sum over j' of taps[(j - j') mod paddedLength] in[j'] equals the FFT filtering of a column
+ * zero-padded to paddedLength. The CUDA kernel convolves with these. */
+ConeBeamCT_EXPORT std::vector<double>
+HannLowPassKernel(unsigned int paddedLength, double cutOff);
+
 } // namespace cbct
 
 #endif

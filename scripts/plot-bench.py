@@ -38,7 +38,8 @@ def summarize(runs):
     """(problem, hardware, device) -> {stage: seconds}: the median line, else the median of the runs."""
     groups = {}
     for r in runs:
-        groups.setdefault((r["problem"], r.get("hardware", "?"), r.get("device", "")), []).append(r)
+        hardware = r.get("hardware", "?") + ("" if r.get("input", "float") == "float" else ", " + r["input"])
+        groups.setdefault((r["problem"], hardware, r.get("device", "")), []).append(r)
     summary = {}
     for key, records in sorted(groups.items()):
         medians = [r for r in records if r.get("run") == "median"]

@@ -19,7 +19,8 @@ WeightRows(const CudaWeightingLaunch p, TOutput * output)
   float value = 0.f;
   if (c < p.outputColumns && inColumn >= 0 && inColumn < p.inputColumns)
   {
-    value = p.input[k * p.inputProjectionStride + static_cast<long long>(j) * p.inputColumns + inColumn];
+    const long long at = k * p.inputProjectionStride + static_cast<long long>(j) * p.inputColumns + inColumn;
+    value = p.inputCounts ? LineIntegralFromIntensity(p.inputCounts[at], p.logFlat[k], p.conversion) : p.input[at];
     if (p.applyWeights)
       value *= FDKPixelWeight(p.parameters[k], p.scan, static_cast<float>(column), static_cast<float>(p.firstRow + j));
   }

@@ -41,6 +41,15 @@ GeometricPhantom::AddEllipsoid(const Ellipsoid & e)
 }
 
 void
+GeometricPhantom::ScaleDensities(double factor)
+{
+  CheckFinite("phantom density factor", factor);
+  for (Ellipsoid & e : m_Ellipsoids)
+    e.density *= factor;
+  this->Modified();
+}
+
+void
 GeometricPhantom::SetToSheppLogan(double scale)
 {
   CheckPositive("Shepp-Logan phantom scale (mm)", scale);

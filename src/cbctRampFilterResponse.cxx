@@ -131,4 +131,36 @@ RampFilterResponse(unsigned int paddedLength, double spacing, RampWindow window,
   return response;
 }
 
+std::vector<double>
+HannLowPassResponse(unsigned int paddedLength, double cutOff)
+{
+  if (!(cutOff > 0. && cutOff <= 1.))
+    ThrowBadParameter("Hann cut-off along v", cutOff, "a fraction of the Nyquist frequency in (0, 1]");
+  if (paddedLength < 2 || !IsSmooth235(paddedLength))
+    ThrowBadParameter("FFT length along v", paddedLength, "an even 2^a 3^b 5^c length (see RampFilterPaddedLength)");
+  std::vector<double> response(paddedLength / 2 + 1, 0.);
+  for (unsigned int k = 0; k < response.size(); ++k)
+  {
+    const double y = 2. * k / paddedLength; // fraction of Nyquist
+    if (y <= cutOff)
+      response[k] = (0.5 + 0.5 * std::cos(Pi * y / cutOff)) / paddedLength;
+  }
+  return response;
+}
+
+std::vector<double>
+HannLowPassKernel(unsigned int paddedLength, double cutOff)
+{
+  const std::vector<double> response = HannLowPassResponse(paddedLength, cutOff);
+  vnl_vector<std::complex<double>> spectrum(paddedLength, 0.);
+  for (unsigned int k = 0; k < paddedLength; ++k)
+    spectrum[k] = response[k <= paddedLength / 2 ? k : paddedLength - k];
+  vnl_fft_1d<double> fft(paddedLength);
+  fft.bwd_transform(spectrum); // sum_k W[k] e^{+2 pi i k d / L}: real, the response being real and even
+  std::vector<double> taps(paddedLength);
+  for (unsigned int d = 0; d < paddedLength; ++d)
+    taps[d] = spectrum[d].real();
+  return taps;
+}
+
 } // namespace cbct

@@ -108,3 +108,16 @@ TEST(PhantomBadInput, FilesAndValues)
   EXPECT_THROW(phantom->SetToSheppLogan(-1.), itk::ExceptionObject);
   std::remove(path.c_str());
 }
+
+TEST(GeometricPhantom, ScaleDensitiesScalesLineIntegralsAndDensities)
+{
+  auto phantom = SheppLogan();
+  const std::array<double, 3> source{ { 0., -10., 1000. } }, direction{ { 0.01, 0., -1. } };
+  const std::array<double, 3> point{ { 0., -15., 0. } };
+  const double before = phantom->LineIntegral(source, direction), density = phantom->Density(point);
+  phantom->ScaleDensities(0.02);
+  EXPECT_NEAR(phantom->LineIntegral(source, direction), 0.02 * before, 1e-12 * before);
+  EXPECT_NEAR(phantom->Density(point), 0.02 * density, 1e-15);
+  EXPECT_GT(before, 10.);
+  EXPECT_THROW(phantom->ScaleDensities(std::numeric_limits<double>::infinity()), itk::ExceptionObject);
+}

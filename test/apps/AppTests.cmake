@@ -42,6 +42,15 @@ add_test(NAME apps.iterative_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/iterative_end_to_end.sh ${cbct_bin} ${cbct_app_work}/iterative_end_to_end)
 set_tests_properties(apps.iterative_end_to_end PROPERTIES TIMEOUT 300)
 
+# RTK's command lines and grid options (--size, single and repeated values, --like, --direction, RTK's names).
+add_test(NAME apps.rtk_command_line
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/rtk_command_line.sh ${cbct_bin} ${cbct_app_work}/rtk_command_line)
+set_tests_properties(apps.rtk_command_line PROPERTIES TIMEOUT 300)
+
+# Real-scan preprocessing: 16-bit noisy readings with a dark current, crop, binning, median, --pad.
+add_test(NAME apps.preprocess
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/preprocess.sh ${cbct_bin} ${cbct_app_work}/preprocess)
+set_tests_properties(apps.preprocess PROPERTIES TIMEOUT 600)
 # Outputs renamed into place when complete: a killed or failed writer leaves the previous output.
 add_test(NAME apps.write_safety
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/write_safety.sh ${cbct_bin} ${cbct_app_work}/write_safety)
@@ -127,6 +136,44 @@ cbct_bad_input_test(fdk_output_format cbct-fdk "--output is '[a-z_]*.out.xyz'. e
   -g g10.xml --projections p10.mha -o out.xyz)
 cbct_bad_input_test(fdk_hardware cbct-fdk "--hardware is 'gpu'. expected cpu, cuda or auto"
   ${recon_inputs} --hardware gpu)
+cbct_bad_input_test(fdk_i0_negative cbct-fdk "--i0 is -5. expected the intensity through air, > 0, or 0 to estimate it"
+  ${recon_inputs} --i0 -5)
+cbct_bad_input_test(fdk_i0_below_dark cbct-fdk "--i0 is 100. expected an intensity above --idark \\(200"
+  ${recon_inputs} --i0 100 --idark 200)
+cbct_bad_input_test(fdk_idark_on_line_integrals cbct-fdk "--idark: the files hold floating-point values, read as line integrals"
+  ${recon_inputs} --idark 100)
+cbct_bad_input_test(fdk_spr_on_line_integrals cbct-fdk "--spr: the scatter correction works on intensities"
+  ${recon_inputs} --spr 0.2)
+cbct_bad_input_test(fdk_binning_projections cbct-fdk "--binning is '2,2,2'. expected factors U.,V., integers >= 1 \\(the projection axis cannot be binned"
+  ${recon_inputs} --binning 2,2,2)
+cbct_bad_input_test(fdk_crop_everything cbct-fdk "--projections: preprocessing: crop along u \\(columns\\) is 30 \\+ 30. expected fewer than the"
+  ${recon_inputs} --lowercrop 30 --uppercrop 30)
+cbct_bad_input_test(fdk_radius cbct-fdk "--radius is '1,x'. expected radii"
+  ${recon_inputs} --radius 1,x)
+cbct_bad_input_test(fdk_wpc cbct-fdk "--wpc is '1,x'. expected coefficients c0.,c1,c2,...."
+  ${recon_inputs} --wpc 1,x)
+cbct_bad_input_test(fdk_pad cbct-fdk "--pad is -1. expected a fraction of the detector width >= 0"
+  ${recon_inputs} --pad -1)
+cbct_bad_input_test(fdk_hann_and_window cbct-fdk "--hann and --window/--cutoff: --hann C is --window hann --cutoff C"
+  ${recon_inputs} --hann 0.5 --window cosine)
+cbct_bad_input_test(fdk_hanny cbct-fdk "--hannY is 2. expected a cut-off in \\(0, 1\\]"
+  ${recon_inputs} --hannY 2)
+cbct_bad_input_test(fdk_like_and_dimension cbct-fdk "--like and --dimension/--size/--spacing/--origin/--direction: --like gives the whole grid"
+  -g g10.xml --projections p10.mha -o out.mha --like p10.mha --dimension 16)
+cbct_bad_input_test(fdk_like_missing cbct-fdk "--like is 'nothing.mha'. expected an existing image file"
+  -g g10.xml --projections p10.mha -o out.mha --like nothing.mha)
+cbct_bad_input_test(fdk_direction cbct-fdk "--direction is '1,0,0,0,2,0,0,0,1'. expected 9 values of an orthonormal matrix"
+  ${recon_inputs} --direction 1,0,0,0,2,0,0,0,1)
+cbct_bad_input_test(fdk_origin_four cbct-fdk "--origin is '1,2,3,4'. expected X.,Y.,Z.. in mm"
+  ${recon_inputs} --origin 1,2,3,4)
+cbct_bad_input_test(sart_input_and_like cbct-sart "--input and --dimension/--size/--spacing/--origin/--direction/--like"
+  -g g10.xml --projections p10.mha -o out.mha --input p10.mha --like p10.mha)
+cbct_bad_input_test(sart_bp_rtk_mismatch cbct-sart "--bp is 'CudaRayCast'. expected adjoint or voxel \\(RTK's CudaRayCast backprojector is the adjoint of --fp CudaRayCast, and --fp is joseph"
+  ${recon_inputs} --bp CudaRayCast)
+cbct_bad_input_test(forward_dimension_count cbct-forward "--dimension is '16,16,7'. expected U.V, or U.V.N with N the number of projections of --geometry \\(10\\)"
+  -g g10.xml -i p10.mha -o out.mha --dimension 16,16,7)
+cbct_bad_input_test(simulate_idark_without_i0 cbct-simulate "--idark: simulates detector readings. give --i0 too"
+  -g out.xml -o out.mha --idark 10)
 if(NOT CBCT_USE_CUDA)
   cbct_bad_input_test(fdk_hardware_cuda_in_cpu_build cbct-fdk
     "^cbct-fdk: error: --hardware cuda: this build has no CUDA \\(configure with nvcc available\\)$"
@@ -148,7 +195,7 @@ cbct_bad_input_test(cgls_step_negative cbct-cgls "--step is -0.5. expected a fin
 cbct_bad_input_test(osem_hardware cbct-osem "--hardware is 'gpu'. expected cpu or cuda" ${recon_inputs} --hardware gpu)
 # --bp (cbct-sart and cbct-osem only: CGLS needs the exact adjoint, cbct-forward backprojects nothing).
 cbct_bad_input_test(sart_bp cbct-sart "--bp is 'foo'. expected adjoint or voxel" ${recon_inputs} --bp foo)
-cbct_bad_input_test(osem_bp cbct-osem "--bp is 'Voxel'. expected adjoint or voxel" ${recon_inputs} --bp Voxel)
+cbct_bad_input_test(osem_bp cbct-osem "--bp is 'voxels'. expected adjoint or voxel" ${recon_inputs} --bp voxels)
 cbct_bad_input_test(cgls_bp_not_offered cbct-cgls "--bp" ${recon_inputs} --bp voxel)
 cbct_bad_input_test(admmtv_bp_not_offered cbct-admmtv "--bp" ${recon_inputs} --bp voxel)
 cbct_bad_input_test(asdpocs_bp cbct-asdpocs "--bp is 'exact'. expected adjoint or voxel" ${recon_inputs} --bp exact)
@@ -205,8 +252,8 @@ cbct_bad_input_test(osem_nprojpersubset cbct-osem
   ${recon_inputs} --nprojpersubset 11)
 cbct_bad_input_test(forward_step_negative cbct-forward "--step is -2. expected a finite ray-cast sample distance > 0"
   -g g10.xml -i p10.mha -o out.mha --fp raycast --step -2)
-cbct_bad_input_test(forward_fp cbct-forward "--fp is 'RayCast'. expected joseph, raycast or emission"
-  -g g10.xml -i p10.mha -o out.mha --fp RayCast)
+cbct_bad_input_test(forward_fp cbct-forward "--fp is 'Siddon'. expected joseph, raycast or emission"
+  -g g10.xml -i p10.mha -o out.mha --fp Siddon)
 # Emission (SPECT): the attenuation map, the collimator blur, the projector they need, negative counts;
 # cbct-simulate's emission options; FDK on parallel beam.
 set(emission_inputs -g ge10.xml --projections pe10.mha -o out.mha --dimension 10 --spacing 8)

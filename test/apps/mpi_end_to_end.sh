@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Several processes through MPI (mpirun -np N --oversubscribe, on the CPU): cbct-fdk's slabs written
-# into one file equal the one-process volume bit for bit; a rank with bad input, or a rank killed
+# into one file equal the one-process volume bit for bit (also from 16-bit readings preprocessed on
+# the way in); a rank with bad input, or a rank killed
 # mid-way, ends the whole job with an error and no output file (a previous one stays unchanged).
 # Usage: mpi_end_to_end.sh BINDIR WORKDIR MPIEXEC
 set -eu
@@ -40,6 +41,27 @@ mkdir -p series
 "$bin/cbct-fdk" -g g.xml --path series --regexp 'p_[0-9]\.mha$' "${grid[@]}" -o series-single.nrrd
 "${mpirun[@]}" -np 2 "$bin/cbct-fdk" -g g.xml --path series --regexp 'p_[0-9]\.mha$' "${grid[@]}" -o series-mpi.nrrd
 cmp series-single.nrrd series-mpi.nrrd || fail "cbct-fdk of a series with 2 ranks differs from one process"
+
+echo "== 16-bit readings preprocessed on the way in: each rank reads the files' rows its band needs"
+"$bin/cbct-simulate" "${detector[@]}" --nproj 90 --phantom-density 0.02 --i0 20000 --idark 100 --poisson --seed 3 \
+  -g gc.xml -o counts.mha
+# Row-local steps (I0 given, crop, median across rows, binning): each rank reads a band of rows.
+local_steps=(--i0 20000 --idark 100 --lowercrop 3,5 --uppercrop 2,4 --radius 1,1 --multiplier 2 --binning 2,2)
+# Steps over whole projections (I0 from the air, Hann along v) with --pad: every rank reads every row.
+whole_steps=(--idark 100 --airthres 15000 --pad 0.3 --hannY 0.8 --wpc 0,1,0.05)
+for case in local whole; do
+  if [ $case = local ]; then steps=("${local_steps[@]}"); else steps=("${whole_steps[@]}"); fi
+  "$bin/cbct-fdk" -g gc.xml --projections counts.mha "${steps[@]}" "${grid[@]}" -o pre-$case-single.mha
+  "${mpirun[@]}" -np 3 "$bin/cbct-fdk" -g gc.xml --projections counts.mha "${steps[@]}" "${grid[@]}" \
+    -o pre-$case-mpi.mha --verbose >pre-$case.log
+  cmp pre-$case-single.mha pre-$case-mpi.mha || fail "cbct-fdk with preprocessing ($case) and 3 ranks differs from one process"
+  grep -q "preprocessing: .*rows \[" pre-$case.log || { cat pre-$case.log; fail "no rank said which rows it read ($case)"; }
+done
+# In the row-local case a rank reads fewer than the 119 rows left after cropping (59 after binning).
+grep -Eq "rows \[[0-9]+, [0-9]+\) from the files' rows \[[0-9]+, [0-9]+\)" pre-local.log || fail "no band of rows read"
+awk 'match($0, /from the files. rows \[[0-9]+, [0-9]+\)/) { split(substr($0, RSTART, RLENGTH), a, /[\[,)]/); if (a[3] - a[2] < 119) band = 1 }
+     END { exit !band }' pre-local.log || { cat pre-local.log; fail "every rank read all 119 cropped rows in the row-local case"; }
+echo "  row-local and whole-projection preprocessing with 3 ranks: bit for bit the one-process volume"
 
 echo "== cbct-sart (OS-SART), cbct-cgls and cbct-osem: 2 and 3 ranks within 1e-5 of one process"
 iterative=(-g g.xml --projections p.mha --dimension 64,60,56 --spacing 1.8 --niterations 2)

@@ -26,6 +26,7 @@
 #include "cbctImageFileContents.h"
 #include "cbctPhantomProjectionSource.h"
 #include "cbctPhantomVolumeSource.h"
+#include "cbctProjectionPreprocessingFilter.h"
 #include "cbctRampFilterResponse.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileReader.h"
@@ -191,6 +192,8 @@ struct FdkOptions
   double cutOff = 1.;
   bool displaced = true;
   unsigned int divisions = 1;
+  double pad = 0.;
+  double hannY = 0.;
 };
 
 /** The pipeline of cbct-fdk for one image type and FDK filter: a grid of zeros, FDK, streamed in
@@ -228,6 +231,8 @@ Reconstruct(const FloatArray & projectionsArray,
   fdk->SetGeometry(geometry.geometry);
   fdk->GetRampFilter()->SetWindow(o.window);
   fdk->GetRampFilter()->SetCutOff(o.cutOff);
+  fdk->GetRampFilter()->SetTruncationCorrection(o.pad);
+  fdk->GetRampFilter()->SetHannCutFrequencyY(o.hannY);
   fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(o.displaced);
   {
     py::gil_scoped_release release;
@@ -273,6 +278,8 @@ Fdk(const FloatArray & projections,
     bool displaced,
     const std::string & hardware,
     unsigned int divisions,
+    double pad,
+    double hannY,
     const py::object & progress)
 {
   CheckDimensions(projections, "projections", 3, "3 dimensions (projection, v, u)");
@@ -289,10 +296,22 @@ Fdk(const FloatArray & projections,
   if (divisions < 1)
     throw py::value_error("divisions is 0; expected an integer >= 1");
   o.divisions = divisions;
+  if (!std::isfinite(pad) || pad < 0.)
+    throw py::value_error("pad is " + py::repr(py::float_(pad)).cast<std::string>() +
+                          "; expected a fraction of the detector width >= 0 (0: no truncation correction)");
+  if (!(hannY >= 0. && hannY <= 1.))
+    throw py::value_error("hann_y is " + py::repr(py::float_(hannY)).cast<std::string>() +
+                          "; expected a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none");
+  o.pad = pad;
+  o.hannY = hannY;
   if (hardware != "cpu" && hardware != "cuda" && hardware != "auto")
     throw py::value_error("hardware is '" + hardware + "'; expected 'cpu', 'cuda' or 'auto'");
 #if CBCT_PY_WITH_CUDA
-  if (hardware != "cpu")
+  // Until the CUDA FDK applies the truncation correction and the low-pass along v, they run on the CPU.
+  const bool cudaLacksRampOptions = !cbct::CudaFDKAppliesRampExtensions && (pad > 0. || hannY > 0.);
+  if (hardware == "cuda" && cudaLacksRampOptions)
+    throw py::value_error("hardware is 'cuda' but the CUDA FDK does not do pad and hann_y yet (use 'cpu' or 'auto')");
+  if (hardware != "cpu" && !cudaLacksRampOptions)
   {
     std::string device;
     const bool available = cbct::CudaDeviceAvailable(&device);
@@ -312,6 +331,66 @@ Fdk(const FloatArray & projections,
 #endif
   return Reconstruct<ImageType, cbct::FDKConeBeamReconstructionFilter<ImageType>>(
     projections, projectionSpacing, projectionOrigin, geometry, o, "cpu", progress);
+}
+
+/** cbct::ProjectionPreprocessingFilter on a (projection, v, u) array: returns the array, its spacing
+ * and origin (cropping and binning change them) and what was measured. */
+py::tuple
+Preprocess(const FloatArray & projections,
+           const Triple & spacing,
+           const Triple & origin,
+           bool intensities,
+           double i0,
+           double dark,
+           double airThreshold,
+           double minimumSignal,
+           const std::array<unsigned int, 2> & lowerCrop,
+           const std::array<unsigned int, 2> & upperCrop,
+           const std::array<unsigned int, 2> & binning,
+           const std::array<unsigned int, 3> & medianRadius,
+           double medianMultiplier,
+           const std::vector<double> & waterPrecorrection,
+           double scatterToPrimaryRatio,
+           double nonNegativityThreshold,
+           const py::object & progress)
+{
+  CheckDimensions(projections, "projections", 3, "3 dimensions (projection, v, u)");
+  cbct::ProjectionPreprocessing settings;
+  settings.intensities = intensities;
+  settings.i0 = i0;
+  settings.dark = dark;
+  settings.airThreshold = airThreshold;
+  settings.minimumSignal = minimumSignal;
+  settings.lowerCrop = lowerCrop;
+  settings.upperCrop = upperCrop;
+  settings.binning = binning;
+  settings.medianRadius = medianRadius;
+  settings.medianMultiplier = medianMultiplier;
+  settings.waterPrecorrection = waterPrecorrection;
+  settings.scatterToPrimaryRatio = scatterToPrimaryRatio;
+  settings.nonNegativityThreshold = nonNegativityThreshold;
+  ImageType::Pointer input = FromNumpy<ImageType>(projections, spacing, origin);
+  auto filter = cbct::ProjectionPreprocessingFilter<ImageType>::New();
+  filter->SetInput(input);
+  filter->SetParameters(settings);
+  RunWithProgress(filter, [&] { filter->Update(); }, progress);
+  ImageType::Pointer output = filter->GetOutput();
+  output->DisconnectPipeline();
+  py::dict info;
+  info["steps"] = settings.Describe();
+  if (intensities)
+  {
+    const auto & all = filter->GetLineIntegralFilter()->GetI0s();
+    info["i0"] = py::array_t<double>(static_cast<py::ssize_t>(all.size()), all.data());
+  }
+  if (settings.CorrectsScatter())
+  {
+    const auto & all = filter->GetScatterFilter()->GetScatter();
+    info["scatter"] = py::array_t<double>(static_cast<py::ssize_t>(all.size()), all.data());
+  }
+  const Triple outSpacing{ { output->GetSpacing()[0], output->GetSpacing()[1], output->GetSpacing()[2] } };
+  const Triple outOrigin{ { output->GetOrigin()[0], output->GetOrigin()[1], output->GetOrigin()[2] } };
+  return py::make_tuple(ToNumpy<ImageType>(output), outSpacing, outOrigin, info);
 }
 
 /** Whether `hardware` ('cpu' or 'cuda') asks for CUDA; throws ValueError for another value or for
@@ -910,7 +989,12 @@ then every projection must be: sid is then the detector's distance from the rota
         py::arg("phantom"), py::arg("scale"), py::arg("supersampling"), py::arg("progress"));
   m.def("_fdk", &Fdk, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
         py::arg("geometry"), py::arg("size"), py::arg("spacing"), py::arg("origin"), py::arg("window"),
-        py::arg("cutoff"), py::arg("displaced"), py::arg("hardware"), py::arg("divisions"), py::arg("progress"));
+        py::arg("cutoff"), py::arg("displaced"), py::arg("hardware"), py::arg("divisions"), py::arg("pad"),
+        py::arg("hann_y"), py::arg("progress"));
+  m.def("_preprocess", &Preprocess, py::arg("projections"), py::arg("spacing"), py::arg("origin"),
+        py::arg("intensities"), py::arg("i0"), py::arg("idark"), py::arg("air_threshold"), py::arg("minimum_signal"),
+        py::arg("lower_crop"), py::arg("upper_crop"), py::arg("binning"), py::arg("median_radius"),
+        py::arg("median_multiplier"), py::arg("wpc"), py::arg("spr"), py::arg("nonneg"), py::arg("progress"));
   m.def("_emission_project", &EmissionProject, py::arg("activity"), py::arg("activity_spacing"), py::arg("activity_origin"),
         py::arg("geometry"), py::arg("size"), py::arg("spacing"), py::arg("origin"), py::arg("attenuation"),
         py::arg("attenuation_spacing"), py::arg("attenuation_origin"), py::arg("psf"), py::arg("hardware"), py::arg("progress"));

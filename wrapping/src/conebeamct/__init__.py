@@ -14,16 +14,17 @@ and what was expected. Errors from the C++ library raise :class:`ITKError` (a Ru
 library's message.
 
 Wrapped: :class:`Geometry` (cone beam, or parallel beam with sdd=0), :func:`project_phantom`,
-:func:`voxelize_phantom`, :func:`fdk`; the projectors (:class:`Projector`, :func:`forward_project`,
-:func:`back_project`), which also take CUDA arrays (PyTorch, CuPy) on their device without copies;
-the iterative methods :func:`sart` (SART, OS-SART), :func:`sirt`, :func:`cgls`, :func:`osem` (as
-``cbct-osem``, with any of its projectors, the emission one included); for emission data
-:func:`emission_project` (as ``cbct-forward --fp emission``) and :func:`poisson_noise` (as
-``cbct-simulate --poisson``); the total-variation methods for few views :func:`asd_pocs` and
-:func:`admm_tv`; :meth:`Image.save` and :func:`load` write and read image files (.mha, .nrrd, .nii,
-.tif) as the command-line apps do: written beside their place and renamed into place when complete,
-read only when the file holds all the pixels its header promises; and, with PyTorch installed,
-``conebeamct.torch`` (autograd Functions of the projectors).
+:func:`voxelize_phantom`, :func:`preprocess` (real scans: intensities to line integrals, crop,
+binning, median, scatter and water precorrection, as RTK's options), :func:`fdk`; the projectors
+(:class:`Projector`, :func:`forward_project`, :func:`back_project`), which also take CUDA arrays
+(PyTorch, CuPy) on their device without copies; the iterative methods :func:`sart` (SART, OS-SART),
+:func:`sirt`, :func:`cgls`, :func:`osem` (as ``cbct-osem``, with any of its projectors, the emission
+one included); for emission data :func:`emission_project` (as ``cbct-forward --fp emission``) and
+:func:`poisson_noise` (as ``cbct-simulate --poisson``); the total-variation methods for few views
+:func:`asd_pocs` and :func:`admm_tv`; :meth:`Image.save` and :func:`load` write and read image files
+(.mha, .nrrd, .nii, .tif) as the command-line apps do: written beside their place and renamed into
+place when complete, read only when the file holds all the pixels its header promises; and, with
+PyTorch installed, ``conebeamct.torch`` (autograd Functions of the projectors).
 """
 
 import os
@@ -65,6 +66,7 @@ __all__ = [
     "load",
     "osem",
     "poisson_noise",
+    "preprocess",
     "project_phantom",
     "sart",
     "set_number_of_threads",
@@ -317,6 +319,8 @@ def fdk(
     progress=None,
     displaced=True,
     divisions=1,
+    pad=0.0,
+    hann_y=0.0,
 ):
     """Feldkamp-Davis-Kress reconstruction, as ``cbct-fdk`` does it (bit for bit on the CPU).
 
@@ -327,7 +331,10 @@ def fdk(
     fraction of Nyquist. hardware: 'cpu', 'cuda' or 'auto' (CUDA when the build has it and a device
     is present). progress: None or a callable given the fraction done (0 to 1); an exception it
     raises stops the reconstruction and is raised here. displaced=False switches off
-    displaced-detector weighting; divisions > 1 reconstructs in slabs along y (less memory).
+    displaced-detector weighting; divisions > 1 reconstructs in slabs along y (less memory). pad
+    (RTK's --pad): truncation correction, rows extended by this fraction of the detector width on each
+    side before ramp filtering, for objects wider than the detector; hann_y (RTK's --hannY): a Hann
+    low-pass along v with this cut-off (0: none). Real scans: :func:`preprocess` the projections first.
 
     Projections holding NaN or infinities raise ValueError, as the apps refuse them.
     Short scans get Parker weights automatically. The GIL is released while it runs. Returns a
@@ -360,10 +367,25 @@ def fdk(
         bool(displaced),
         str(hardware),
         slabs,
+        float(pad),
+        float(hann_y),
         progress,
     )
     volume = Volume(array, step, first, info=info)
     return volume.to_itk() if from_itk else volume
+
+
+def _axis_values(value, name, count, fill, minimum, what):
+    """RTK's per-axis list: an int or up to ``count`` ints, the missing axes ``fill``."""
+    values = (value,) if np.ndim(value) == 0 else tuple(value) if np.ndim(value) == 1 else None
+    if values is None or not 1 <= len(values) <= count:
+        raise ValueError(f"{name} is {value!r}; expected {what}")
+    result = []
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < minimum:
+            raise ValueError(f"{name} is {value!r}; expected {what}")
+        result.append(int(v))
+    return tuple(result) + (fill,) * (count - len(result))
 
 
 def _attenuation(attenuation):
@@ -548,6 +570,83 @@ def _number(value, name, what, low=None, high=None, low_open=False):
     if not np.isfinite(v) or (low is not None and (v <= low if low_open else v < low)) or (high is not None and v > high):
         raise ValueError(f"{name} is {value!r}; expected {what}")
     return v
+
+
+def preprocess(
+    projections,
+    intensities=True,
+    i0=0.0,
+    idark=0.0,
+    air_threshold=None,
+    minimum_signal=1.0,
+    lower_crop=0,
+    upper_crop=0,
+    binning=1,
+    median_radius=0,
+    median_multiplier=0.0,
+    wpc=None,
+    spr=0.0,
+    nonneg=None,
+    progress=None,
+):
+    """Projections as a scanner writes them, made ready for :func:`fdk`: RTK's preprocessing, as
+    ``cbct-fdk`` does it with the same options (``--i0``, ``--idark``, ``--airthres``, ``--lowercrop``,
+    ``--uppercrop``, ``--binning``, ``--radius``, ``--multiplier``, ``--wpc``, ``--spr``, ``--nonneg``).
+
+    projections: :class:`Projections` (or an ``itk.Image``) of detector readings (any real dtype:
+    a uint16 array is converted to float32 exactly) or, with intensities=False, of line integrals.
+    In order:
+
+    - lower_crop, upper_crop: pixels removed at the start and end of u[, v] (an int crops u only, as
+      RTK's single value);
+    - median_radius (u[, v[, projections]]) and median_multiplier: conditional median (pixels further
+      than multiplier standard deviations from their neighbourhood's median become it; 0: a plain median);
+    - binning: pixels averaged together along u[, v] (an int bins u only);
+    - spr, nonneg, air_threshold: Boellaard scatter correction of intensities (spr 0: none; nonneg
+      None: 20; air_threshold None: 32000 there);
+    - intensities to line integrals, ln(I0 - Idark) - ln(I - Idark): i0 the reading through air (0:
+      estimated from each projection's air, the mean above air_threshold when it is given), idark the
+      reading with the beam off; readings below idark + minimum_signal count as minimum_signal (1: one
+      count; 0: 1e-6 of I0 - Idark, for readings normalised to I0 = 1);
+    - wpc: water precorrection coefficients c0, c1, ...: p becomes c0 + c1 p + c2 p^2 + ...
+
+    Returns :class:`Projections` of line integrals (cropping and binning change the array's shape,
+    spacing and origin) whose ``info`` has ``steps`` (what was done), ``i0`` (each projection's) and
+    ``scatter`` (what the scatter correction subtracted), or an ``itk.Image`` when the input was one.
+    """
+    checked, from_itk = _as_input(projections, "projections", Projections)
+    _check_finite(checked.array, "projections")
+    lower = _axis_values(lower_crop, "lower_crop", 2, 0, 0, "pixels U or (U, V), integers >= 0")
+    upper = _axis_values(upper_crop, "upper_crop", 2, 0, 0, "pixels U or (U, V), integers >= 0")
+    factors = _axis_values(binning, "binning", 2, 1, 1, "factors U or (U, V), integers >= 1")
+    radius = _axis_values(median_radius, "median_radius", 3, 0, 0, "radii U, (U, V) or (U, V, K), integers >= 0")
+    coefficients = [] if wpc is None else list(
+        _numbers(wpc, "wpc", np.size(wpc), "coefficients (c0, c1, ...), finite numbers")
+    )
+    if wpc is not None and len(coefficients) == 0:
+        raise ValueError("wpc is []; expected coefficients (c0, c1, ...) or None")
+    array, spacing, origin, info = _conebeamct._preprocess(
+        checked.array,
+        checked.spacing,
+        checked.origin,
+        bool(intensities),
+        _number(i0, "i0", "the reading through air, > 0, or 0 to estimate it", 0.0),
+        _number(idark, "idark", "the reading with the beam off, a finite number"),
+        float("nan") if air_threshold is None else _number(air_threshold, "air_threshold", "a finite reading or None"),
+        _number(minimum_signal, "minimum_signal", "a finite value >= 0", 0.0),
+        lower[:2],
+        upper[:2],
+        factors[:2],
+        radius,
+        _number(median_multiplier, "median_multiplier", "a finite value >= 0", 0.0),
+        coefficients,
+        _number(spr, "spr", "a scatter-to-primary ratio >= 0", 0.0),
+        float("nan") if nonneg is None else _number(nonneg, "nonneg", "a finite reading or None"),
+        progress,
+    )
+    result = Projections(array, spacing, origin)
+    result.info = info
+    return result.to_itk() if from_itk else result
 
 
 def _count(value, name, what, low):

@@ -1,0 +1,115 @@
+"""conebeamct.preprocess and fdk(pad=, hann_y=): the apps' results bit for bit, RTK's meanings, checked inputs."""
+
+import numpy as np
+import pytest
+
+import conebeamct as cbct
+from conftest import read_mha
+from test_fdk import _app, _run
+
+NPROJ, DETECTOR, PIXEL = 40, 80, 2.0
+
+
+@pytest.fixture(scope="module")
+def geometry():
+    return cbct.Geometry.circular(NPROJ, sid=1000, sdd=1500)
+
+
+def _readings(geometry, i0=10000.0, dark=150.0, seed=None):
+    """Noise-free or Poisson 16-bit readings of the Shepp-Logan head in attenuation per mm (x 0.02)."""
+    lines = cbct.project_phantom(geometry, DETECTOR, PIXEL)
+    mean = (i0 - dark) * np.exp(-0.02 * lines.array.astype(np.float64)) + dark
+    counts = np.random.default_rng(seed).poisson(mean) if seed is not None else np.round(mean)
+    return cbct.Projections(counts.astype(np.uint16), lines.spacing, lines.origin), lines
+
+
+def test_round_trip_recovers_the_line_integrals(geometry):
+    readings, lines = _readings(geometry)
+    p = cbct.preprocess(readings, i0=10000, idark=150)
+    # Rounding to whole counts: at most 0.5 / (I - Idark) of error.
+    signal = 9850.0 * np.exp(-0.02 * lines.array.astype(np.float64))
+    assert np.all(np.abs(p.array - 0.02 * lines.array) <= 0.5 / signal * 1.01 + 1e-6)
+    assert np.array_equal(p.info["i0"], np.full(NPROJ, 10000.0))
+    assert "intensities to line integrals" in p.info["steps"]
+
+
+def test_i0_estimated_from_the_air_within_one_percent(geometry):
+    readings, _ = _readings(geometry, seed=4)
+    p = cbct.preprocess(readings, idark=150)
+    assert p.info["i0"].shape == (NPROJ,)
+    assert np.all(np.abs(p.info["i0"] - 10000.0) < 100.0), p.info["i0"]
+    above = cbct.preprocess(readings, idark=150, air_threshold=9000)
+    assert np.all(np.abs(above.info["i0"] - 10000.0) < 100.0), above.info["i0"]
+
+
+def test_crop_and_binning_change_the_grid(geometry):
+    readings, _ = _readings(geometry)
+    p = cbct.preprocess(readings, i0=10000, idark=150, lower_crop=(4, 2), upper_crop=(2, 0), binning=2)
+    # u: 80 - 6 = 74 pixels binned by 2 (RTK: one value bins u only); v: 80 - 2 = 78.
+    assert p.array.shape == (NPROJ, 78, 37)
+    assert p.spacing == (4.0, 2.0, 1.0)
+    assert p.origin[0] == pytest.approx(readings.origin[0] + 4 * 2.0 + 1.0)
+    assert p.origin[1] == pytest.approx(readings.origin[1] + 2 * 2.0)
+    # The mean of two readings, then the logarithm.
+    r = readings.array.astype(np.float64)
+    mean = 0.5 * (r[:, 2:80, 4:78:2] + r[:, 2:80, 5:78:2])
+    expected = np.log(9850.0) - np.log(np.maximum(mean - 150.0, 1.0))
+    assert np.abs(p.array - expected).max() < 2e-6
+    assert expected.max() > 1.0
+
+
+def test_line_integrals_and_water_precorrection(geometry):
+    _, lines = _readings(geometry)
+    p = cbct.preprocess(lines, intensities=False, wpc=(0.0, 1.0, 0.1))
+    assert np.allclose(p.array, lines.array + 0.1 * lines.array.astype(np.float64) ** 2, rtol=1e-6, atol=1e-5)
+    assert lines.array.max() > 10  # the phantom's line integrals, not zeros
+    nothing = cbct.preprocess(lines, intensities=False)
+    assert np.array_equal(nothing.array, lines.array)
+    assert nothing.info["steps"] == "nothing"
+
+
+def test_median_removes_a_hot_pixel(geometry):
+    _, lines = _readings(geometry)
+    hot = lines.array.copy()
+    hot[3, 40, 40] = 1e4
+    p = cbct.preprocess(cbct.Projections(hot, lines.spacing, lines.origin), intensities=False, median_radius=(1, 1),
+                        median_multiplier=3)
+    assert p.array[3, 40, 40] < 200
+    assert np.array_equal(p.array[3, 10, :5], lines.array[3, 10, :5])  # unremarkable pixels stay
+
+
+def test_bad_settings_name_the_argument(geometry):
+    readings, _ = _readings(geometry)
+    with pytest.raises(ValueError, match=r"binning is 0; expected factors U or \(U, V\), integers >= 1"):
+        cbct.preprocess(readings, binning=0)
+    with pytest.raises(ValueError, match=r"lower_crop is \(1, 2, 3\); expected"):
+        cbct.preprocess(readings, lower_crop=(1, 2, 3))
+    with pytest.raises(ValueError, match=r"i0 is -1; expected"):
+        cbct.preprocess(readings, i0=-1)
+    with pytest.raises(cbct.ITKError, match=r"crop along u \(columns\) is 40 \+ 40; expected fewer than the 80 pixels"):
+        cbct.preprocess(readings, lower_crop=40, upper_crop=40)
+    with pytest.raises(cbct.ITKError, match="scatter-to-primary ratio is 0.1; expected 0 for projections that are line integrals"):
+        cbct.preprocess(readings, intensities=False, spr=0.1)
+    with pytest.raises(TypeError, match="bare numpy array"):
+        cbct.preprocess(readings.array)
+
+
+def test_preprocess_and_fdk_equal_the_app_bit_for_bit(work, geometry):
+    # cbct-simulate's 16-bit readings, reconstructed by cbct-fdk (I0 estimated, --pad, --hannY) and by
+    # preprocess + fdk from the same file.
+    simulate, fdk = _app("cbct-simulate"), _app("cbct-fdk")
+    g, counts, volume = f"{work}/g.xml", f"{work}/counts.mha", f"{work}/fdk.mha"
+    _run(simulate, "--nproj", NPROJ, "--detector-size", 48, "--detector-spacing", PIXEL, "--phantom-density", 0.02,
+         "--i0", 10000, "--idark", 150, "--poisson", "--seed", 2, "-g", g, "-o", counts)
+    _run(fdk, "-g", g, "--projections", counts, "--idark", 150, "--dimension", 32, "--spacing", 3, "--pad", 0.4,
+         "--hannY", 0.8, "--hardware", "cpu", "-o", volume)
+    array, spacing, origin = read_mha(counts)
+    assert array.dtype == np.uint16
+    p = cbct.preprocess(cbct.Projections(array, spacing, origin), idark=150)
+    ours = cbct.fdk(p, cbct.Geometry.read(g), 32, 3.0, pad=0.4, hann_y=0.8, hardware="cpu")
+    theirs, _, _ = read_mha(volume)
+    assert np.array_equal(ours.array, theirs)
+    plain = cbct.fdk(p, cbct.Geometry.read(g), 32, 3.0, hardware="cpu")
+    assert not np.array_equal(plain.array, ours.array)  # pad and hann_y did something
+    with pytest.raises(ValueError, match="pad is -1.0; expected"):
+        cbct.fdk(p, cbct.Geometry.read(g), 32, 3.0, pad=-1)
