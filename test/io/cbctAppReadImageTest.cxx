@@ -79,8 +79,9 @@ TEST(AppReadImage, TwoDimensionalMetaImagesOfEveryEncoding)
   ExpectTheFlatImage(WriteFlat("binary_float.mha", false, "MET_FLOAT"));
 }
 
-// A 1D MetaImage (ASCII MET_DOUBLE made ITK 5.2 free a pointer it never allocated when read into 3D;
-// found by cbctFuzzProjectionFile): read as 1D, given two axes of one voxel, every pixel kept.
+// A 1D MetaImage is read as 1D and given two axes of one voxel, every pixel kept. (These well-formed
+// files do not crash ITK 5.2 read into 3D; the malformed 1D ASCII MET_DOUBLE file that did is the fuzz
+// regression input regressions/cbctFuzzProjectionFile/ascii_double_1d.mha, run by ctest.)
 TEST(AppReadImage, OneDimensionalMetaImagesOfEveryEncoding)
 {
   for (const bool ascii : { true, false })
