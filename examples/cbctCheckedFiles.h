@@ -94,10 +94,46 @@ enum class ImageRole
   Picture
 };
 
-/** The pixels of an inspected image file, through ITK's reader. A 2D MetaImage is read as 2D and
- * given a third axis of one slice: ITK 5.2's MetaImageIO, asked for a 3D region of a 2D file whose
- * pixels need converting, frees a pointer it never allocated (ASCII MET_SHORT data; found by
- * cbctFuzzProjectionFile, test/fuzz/regressions/cbctFuzzProjectionFile/). */
+/** A MetaImage of FileDimension (1 or 2) axes read at that dimension and given the missing axes of
+ * one voxel (spacing 1, origin 0) up to TImage's: see ReadPixels(). */
+template <typename TImage, unsigned int FileDimension>
+typename TImage::Pointer
+ReadWithMissingAxes(const std::string & path)
+{
+  using FlatImage = itk::Image<typename TImage::PixelType, FileDimension>;
+  auto reader = itk::ImageFileReader<FlatImage>::New();
+  reader->SetFileName(path);
+  reader->Update();
+  const FlatImage * flat = reader->GetOutput();
+  typename TImage::RegionType region;
+  typename TImage::SpacingType spacing;
+  typename TImage::PointType origin;
+  typename TImage::DirectionType direction;
+  direction.SetIdentity();
+  for (unsigned int d = 0; d < TImage::ImageDimension; ++d)
+  {
+    const bool inFile = d < FileDimension;
+    region.SetSize(d, inFile ? flat->GetLargestPossibleRegion().GetSize(d) : 1);
+    spacing[d] = inFile ? flat->GetSpacing()[d] : 1.;
+    origin[d] = inFile ? flat->GetOrigin()[d] : 0.;
+    for (unsigned int e = 0; e < FileDimension && inFile; ++e)
+      direction(d, e) = flat->GetDirection()(d, e);
+  }
+  typename TImage::Pointer image = TImage::New();
+  image->SetRegions(region);
+  image->SetSpacing(spacing);
+  image->SetOrigin(origin);
+  image->SetDirection(direction);
+  image->Allocate();
+  std::copy(flat->GetBufferPointer(), flat->GetBufferPointer() + region.GetNumberOfPixels(), image->GetBufferPointer());
+  return image;
+}
+
+/** The pixels of an inspected image file, through ITK's reader. A 1D or 2D MetaImage is read at its
+ * own dimension and given the missing axes of one voxel: ITK 5.2's MetaImageIO, asked for a 3D region
+ * of a 1D or 2D file whose pixels need converting, frees a pointer it never allocated (ASCII MET_SHORT
+ * data in 2D, ASCII MET_DOUBLE in 1D; found by cbctFuzzProjectionFile,
+ * test/fuzz/regressions/cbctFuzzProjectionFile/). */
 template <typename TImage>
 typename TImage::Pointer
 ReadPixels(const std::string & path, const cbct::ImageFileContents & contents)
@@ -105,37 +141,9 @@ ReadPixels(const std::string & path, const cbct::ImageFileContents & contents)
   if constexpr (TImage::ImageDimension == 3)
   {
     if (contents.Format() == "MetaImage" && contents.Dimensions().size() == 2)
-    {
-      using FlatImage = itk::Image<typename TImage::PixelType, 2>;
-      auto reader = itk::ImageFileReader<FlatImage>::New();
-      reader->SetFileName(path);
-      reader->Update();
-      const FlatImage * flat = reader->GetOutput();
-      typename TImage::RegionType region;
-      typename TImage::SpacingType spacing;
-      typename TImage::PointType origin;
-      typename TImage::DirectionType direction;
-      direction.SetIdentity();
-      for (unsigned int d = 0; d < 2; ++d)
-      {
-        region.SetSize(d, flat->GetLargestPossibleRegion().GetSize(d));
-        spacing[d] = flat->GetSpacing()[d];
-        origin[d] = flat->GetOrigin()[d];
-        for (unsigned int e = 0; e < 2; ++e)
-          direction(d, e) = flat->GetDirection()(d, e);
-      }
-      region.SetSize(2, 1);
-      spacing[2] = 1.;
-      origin[2] = 0.;
-      typename TImage::Pointer image = TImage::New();
-      image->SetRegions(region);
-      image->SetSpacing(spacing);
-      image->SetOrigin(origin);
-      image->SetDirection(direction);
-      image->Allocate();
-      std::copy(flat->GetBufferPointer(), flat->GetBufferPointer() + region.GetNumberOfPixels(), image->GetBufferPointer());
-      return image;
-    }
+      return ReadWithMissingAxes<TImage, 2>(path);
+    if (contents.Format() == "MetaImage" && contents.Dimensions().size() == 1)
+      return ReadWithMissingAxes<TImage, 1>(path);
   }
   auto reader = itk::ImageFileReader<TImage>::New();
   reader->SetFileName(path);
