@@ -6,6 +6,7 @@
 
 #if CBCT_USE_CUDA
 #  include "cbctCudaCheck.h"
+#  include "cbctCudaDevice.h"
 #  include "cbctCudaIterativeSupport.h"
 #  include <cuda_runtime_api.h>
 #endif
@@ -329,6 +330,29 @@ bool
 HasCudaArrays()
 {
   return CBCT_USE_CUDA != 0;
+}
+
+std::string
+ChooseHardware(const std::string & hardware, bool allowAuto)
+{
+  if (hardware != "cpu" && hardware != "cuda" && !(allowAuto && hardware == "auto"))
+    throw py::value_error("hardware is '" + hardware + "'; expected " +
+                          (allowAuto ? "'cpu', 'cuda' or 'auto'" : "'cpu' or 'cuda'"));
+  if (hardware == "cpu")
+    return "cpu";
+#if CBCT_USE_CUDA
+  std::string device;
+  if (CudaDeviceAvailable(&device))
+    return "cuda (" + device + ")";
+  if (hardware == "cuda")
+    throw py::value_error("hardware is 'cuda' but no CUDA device is available" +
+                          (device.empty() ? std::string() : " (" + device + ")"));
+  return "cpu";
+#else
+  if (hardware == "cuda")
+    throw py::value_error("hardware is 'cuda' but this build of ConeBeamCT has no CUDA");
+  return "cpu";
+#endif
 }
 
 void

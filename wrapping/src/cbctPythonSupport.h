@@ -214,6 +214,13 @@ RegisterDeviceArray(py::module_ & m);
 bool
 HasCudaArrays();
 
+/** Where a function's `hardware` argument sends the work: "cuda (DEVICE)" or "cpu". `hardware` is
+ * 'cpu', 'cuda' or, where `allowAuto`, 'auto' (CUDA when this build has it and a device is
+ * present). ValueError naming the value for anything else, and for 'cuda' without a CUDA build or
+ * device. */
+std::string
+ChooseHardware(const std::string & hardware, bool allowAuto);
+
 /** Makes `device` current for the calling thread (CUDA builds; no-op otherwise). */
 void
 SetCudaDevice(int device);

@@ -54,23 +54,16 @@
 #include <string>
 #include <type_traits>
 
-// The CUDA path is compiled where the build has CUDA and the CUDA FDK filter exists (as in cbct-fdk).
-#if CBCT_USE_CUDA && __has_include("cbctCudaFDKConeBeamReconstructionFilter.h")
+#if CBCT_USE_CUDA
 #  define CBCT_PY_WITH_CUDA 1
+#  include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
+#  include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
 #  include "cbctCudaEmissionForwardProjectionImageFilter.h"
 #  include "cbctCudaFDKConeBeamReconstructionFilter.h"
 #  include "cbctCudaImage.h"
 #  include "cbctCudaOSEMConeBeamReconstructionFilter.h"
 #else
 #  define CBCT_PY_WITH_CUDA 0
-#endif
-// The total-variation methods' CUDA twins, likewise.
-#if CBCT_USE_CUDA && __has_include("cbctCudaASDPOCSConeBeamReconstructionFilter.h")
-#  define CBCT_PY_WITH_CUDA_TV 1
-#  include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
-#  include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
-#else
-#  define CBCT_PY_WITH_CUDA_TV 0
 #endif
 
 namespace py = pybind11;
@@ -304,30 +297,20 @@ Fdk(const FloatArray & projections,
                           "; expected a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none");
   o.pad = pad;
   o.hannY = hannY;
-  if (hardware != "cpu" && hardware != "cuda" && hardware != "auto")
-    throw py::value_error("hardware is '" + hardware + "'; expected 'cpu', 'cuda' or 'auto'");
 #if CBCT_PY_WITH_CUDA
   // Until the CUDA FDK applies the truncation correction and the low-pass along v, they run on the CPU.
   const bool cudaLacksRampOptions = !cbct::CudaFDKAppliesRampExtensions && (pad > 0. || hannY > 0.);
   if (hardware == "cuda" && cudaLacksRampOptions)
     throw py::value_error("hardware is 'cuda' but the CUDA FDK does not do pad and hann_y yet (use 'cpu' or 'auto')");
-  if (hardware != "cpu" && !cudaLacksRampOptions)
+  const std::string used = ChooseHardware(cudaLacksRampOptions && hardware == "auto" ? "cpu" : hardware, true);
+  if (used != "cpu")
   {
-    std::string device;
-    const bool available = cbct::CudaDeviceAvailable(&device);
-    if (hardware == "cuda" && !available)
-      throw py::value_error("hardware is 'cuda' but no CUDA device is available" +
-                            (device.empty() ? std::string() : " (" + device + ")"));
-    if (available)
-    {
-      using CudaImageType = cbct::CudaImage<float, 3>;
-      return Reconstruct<CudaImageType, cbct::CudaFDKConeBeamReconstructionFilter<CudaImageType>>(
-        projections, projectionSpacing, projectionOrigin, geometry, o, "cuda (" + device + ")", progress);
-    }
+    using CudaImageType = cbct::CudaImage<float, 3>;
+    return Reconstruct<CudaImageType, cbct::CudaFDKConeBeamReconstructionFilter<CudaImageType>>(
+      projections, projectionSpacing, projectionOrigin, geometry, o, used, progress);
   }
 #else
-  if (hardware == "cuda")
-    throw py::value_error("hardware is 'cuda' but this build of ConeBeamCT has no CUDA FDK");
+  ChooseHardware(hardware, true);
 #endif
   return Reconstruct<ImageType, cbct::FDKConeBeamReconstructionFilter<ImageType>>(
     projections, projectionSpacing, projectionOrigin, geometry, o, "cpu", progress);
@@ -393,23 +376,11 @@ Preprocess(const FloatArray & projections,
   return py::make_tuple(ToNumpy<ImageType>(output), outSpacing, outOrigin, info);
 }
 
-/** Whether `hardware` ('cpu' or 'cuda') asks for CUDA; throws ValueError for another value or for
- * 'cuda' without a CUDA build or device. */
+/** Whether `hardware` ('cpu' or 'cuda') asks for CUDA (ChooseHardware's checks). */
 bool
 UseCuda(const std::string & hardware)
 {
-  if (hardware != "cpu" && hardware != "cuda")
-    throw py::value_error("hardware is '" + hardware + "'; expected 'cpu' or 'cuda'");
-  if (hardware == "cpu")
-    return false;
-#if CBCT_PY_WITH_CUDA
-  std::string device;
-  if (!cbct::CudaDeviceAvailable(&device))
-    throw py::value_error("hardware is 'cuda' but no CUDA device is available" + (device.empty() ? std::string() : " (" + device + ")"));
-  return true;
-#else
-  throw py::value_error("hardware is 'cuda' but this build of ConeBeamCT has no CUDA");
-#endif
+  return ChooseHardware(hardware, false) != "cpu";
 }
 
 /** The collimator blur (sigma0, slope), both finite and >= 0. */
@@ -593,31 +564,6 @@ InitialVolume(const IterativeGrid & grid)
   return source->GetOutput();
 }
 
-/** "cpu" or "cuda (device)" for `hardware` ('cpu', 'cuda' or 'auto') with the total-variation methods;
- * ValueError for 'cuda' without a CUDA build or device. */
-std::string
-IterativeHardware(const std::string & hardware)
-{
-  if (hardware != "cpu" && hardware != "cuda" && hardware != "auto")
-    throw py::value_error("hardware is '" + hardware + "'; expected 'cpu', 'cuda' or 'auto'");
-#if CBCT_PY_WITH_CUDA_TV
-  if (hardware != "cpu")
-  {
-    std::string device;
-    const bool available = cbct::CudaDeviceAvailable(&device);
-    if (hardware == "cuda" && !available)
-      throw py::value_error("hardware is 'cuda' but no CUDA device is available" +
-                            (device.empty() ? std::string() : " (" + device + ")"));
-    if (available)
-      return "cuda (" + device + ")";
-  }
-#else
-  if (hardware == "cuda")
-    throw py::value_error("hardware is 'cuda' but this build of ConeBeamCT has no CUDA");
-#endif
-  return "cpu";
-}
-
 /** Runs an iterative filter (its method's parameters set) on the projections from the grid's volume,
  * without the GIL; returns the volume and {hardware, iterations, total_s}. */
 py::tuple
@@ -655,7 +601,7 @@ template <typename TCpu, typename TCuda>
 typename TCpu::Pointer
 NewIterative(const std::string & hardware)
 {
-#if CBCT_PY_WITH_CUDA_TV
+#if CBCT_PY_WITH_CUDA
   if (hardware != "cpu")
     return TCuda::New().GetPointer();
 #endif
@@ -670,12 +616,12 @@ AsdPocs(const FloatArray & projections, const Triple & projectionSpacing, const 
         double ratio, unsigned int tvIterations, double maxL2Error, const std::string & hardware, const py::object & progress)
 {
   using Cpu = cbct::ASDPOCSConeBeamReconstructionFilter<ImageType>;
-#if CBCT_PY_WITH_CUDA_TV
+#if CBCT_PY_WITH_CUDA
   using Cuda = cbct::CudaASDPOCSConeBeamReconstructionFilter<ImageType>;
 #else
   using Cuda = Cpu;
 #endif
-  const std::string used = IterativeHardware(hardware);
+  const std::string used = ChooseHardware(hardware, true);
   auto filter = NewIterative<Cpu, Cuda>(used);
   filter->SetLambda(lambda);
   filter->SetLambdaReduction(lambdaReduction);
@@ -698,12 +644,12 @@ AdmmTv(const FloatArray & projections, const Triple & projectionSpacing, const T
        unsigned int cgIterations, const std::string & hardware, const py::object & progress)
 {
   using Cpu = cbct::ADMMTotalVariationConeBeamReconstructionFilter<ImageType>;
-#if CBCT_PY_WITH_CUDA_TV
+#if CBCT_PY_WITH_CUDA
   using Cuda = cbct::CudaADMMTotalVariationConeBeamReconstructionFilter<ImageType>;
 #else
   using Cuda = Cpu;
 #endif
-  const std::string used = IterativeHardware(hardware);
+  const std::string used = ChooseHardware(hardware, true);
   auto filter = NewIterative<Cpu, Cuda>(used);
   filter->SetAlpha(alpha);
   filter->SetBeta(beta);

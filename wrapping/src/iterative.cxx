@@ -175,18 +175,7 @@ RegisterIterative(py::module_ & m, const GeometryOf & geometryOf)
       o.step = step;
       o.hardware = hardware;
       o.devices = devices;
-      if (hardware == "cuda")
-      {
-#if CBCT_USE_CUDA
-        std::string why;
-        if (!CudaDeviceAvailable(&why))
-          throw py::value_error("hardware is 'cuda' but no CUDA device is available (" + why + ")");
-#else
-        throw py::value_error("hardware is 'cuda' but this build of ConeBeamCT has no CUDA");
-#endif
-      }
-      else if (hardware != "cpu")
-        throw py::value_error("hardware is '" + hardware + "'; expected 'cpu' or 'cuda'");
+      ChooseHardware(hardware, false);
       return Iterate(projections, projectionSpacing, projectionOrigin, geometryOf(geometry), initial, volumeSpacing,
                      volumeOrigin, o, progress);
     },
