@@ -15,6 +15,17 @@ pytestmark = pytest.mark.skipif(
 NPROJ, DETECTOR, PIXEL, VOXELS, VOXEL = 40, 64, 2.0, 48, 2.0
 
 
+# CUDA's forward projectors sample through the texture unit, whose bilinear weights have 8 fraction
+# bits: against the CPU's exact weights that is 1.8e-4 on this phantom with the ray caster (H100). The
+# C++ tests hold the texture paths to 5e-4 (cbctCudaFDKTest's HardwareFilterTolerance); so do these.
+TEXTURE_TOLERANCE = 5e-4
+
+
+def _forward_name(projector):
+    """The forward projector's name ("joseph" or "raycast") from the projector's description."""
+    return "raycast" if "raycast" in repr(projector) else "joseph"
+
+
 def _relative(a, b):
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     return np.linalg.norm(a - b) / np.linalg.norm(b)
@@ -41,8 +52,8 @@ def test_host_arrays_on_a_cuda_projector(problem, projectors):
     assert cuda.hardware == "cuda:0"
     y = cuda.forward(volume.array)
     assert isinstance(y, np.ndarray) and y.shape == cpu.projection_shape
-    assert _relative(y, cpu.forward(volume.array)) <= 1e-4
-    assert _relative(cuda.back(y), cpu.back(y)) <= 1e-4
+    assert _relative(y, cpu.forward(volume.array)) <= TEXTURE_TOLERANCE
+    assert _relative(cuda.back(y), cpu.back(y)) <= TEXTURE_TOLERANCE
 
 
 def test_torch_tensors_stay_on_the_device(problem, projectors):
@@ -57,7 +68,12 @@ def test_torch_tensors_stay_on_the_device(problem, projectors):
     # The device path computes exactly what the upload path computes.
     assert np.array_equal(y.cpu().numpy(), cuda.forward(volume.array))
     back = cuda.back(y)
-    assert back.is_cuda and np.array_equal(back.cpu().numpy(), cuda.back(y.cpu().numpy()))
+    # The ray caster's exact adjoint scatters with atomic adds, whose order (so the float rounding)
+    # changes from run to run: equal to rounding there, bit for bit for Joseph's gather.
+    if _forward_name(cuda) == "raycast":
+        assert back.is_cuda and _relative(back.cpu().numpy(), cuda.back(y.cpu().numpy())) <= 1e-6
+    else:
+        assert back.is_cuda and np.array_equal(back.cpu().numpy(), cuda.back(y.cpu().numpy()))
 
     class DLPackOnly:  # the DLPack path (a tensor offers __cuda_array_interface__ first)
         def __init__(self, t):

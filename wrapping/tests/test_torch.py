@@ -29,8 +29,13 @@ def test_gradcheck(device):
     # far below the tolerances (the operator is linear, so the point does not matter).
     x = torch.zeros(A.volume_shape, dtype=torch.float64, device=device, requires_grad=True)
     y = torch.zeros(A.projection_shape, dtype=torch.float64, device=device, requires_grad=True)
-    assert torch.autograd.gradcheck(lambda v: ForwardProject.apply(v, A), (x,), eps=1e-2, atol=1e-4, rtol=1e-3)
-    assert torch.autograd.gradcheck(lambda p: BackProject.apply(p, A), (y,), eps=1e-2, atol=1e-4, rtol=1e-3)
+    # On the GPU the forward projection samples through the texture unit (bilinear weights with 8
+    # fraction bits) while its gradient is the exact transpose of the exact weights: a Jacobian entry
+    # (the weights of a voxel along a ray, at most two samples of weight <= 1) then differs by up to
+    # about 2/256 (0.0036 seen on the H100), against the 1 a wrong transpose would miss by.
+    atol, rtol = (1e-4, 1e-3) if device == "cpu" else (1e-2, 2e-2)
+    assert torch.autograd.gradcheck(lambda v: ForwardProject.apply(v, A), (x,), eps=1e-2, atol=atol, rtol=rtol)
+    assert torch.autograd.gradcheck(lambda p: BackProject.apply(p, A), (y,), eps=1e-2, atol=atol, rtol=rtol)
 
 
 @pytest.mark.parametrize("device", _devices())
@@ -48,7 +53,8 @@ def test_matches_the_projector_and_batches(device):
         if device == "cpu":
             assert np.array_equal(got, expected)
         else:
-            assert np.linalg.norm(got - expected) <= 1e-4 * np.linalg.norm(expected)
+            # The texture unit's 8-bit weights on random voxels (not a smooth phantom): 6e-4 on the H100.
+            assert np.linalg.norm(got - expected) <= 2e-3 * np.linalg.norm(expected)
     # d/dx of <A x, w> is A^T w.
     w = torch.tensor(rng.random(y.shape, dtype=np.float32), device=device)
     (y * w).sum().backward()
