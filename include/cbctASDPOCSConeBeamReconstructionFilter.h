@@ -77,6 +77,24 @@ public:
     return m_TVStepSizes;
   }
 
+  /** ASD-POCS's second part on `backend` (CPU or CUDA): `count` steps down the gradient g of TV_eps,
+   * x -= step g / |g| (|g| in L2), stopping where g vanishes; `gradient` is scratch. Public so that
+   * the steps can be checked alone, on either backend, from the same volume. */
+  template <typename TBackend>
+  static void
+  TotalVariationSteps(TBackend & backend, typename TBackend::Vector & x, typename TBackend::Vector & gradient, double step,
+                      unsigned int count, double epsilon)
+  {
+    for (unsigned int t = 0; t < count; ++t)
+    {
+      backend.TV().Derivative(TBackend::Data(x), TBackend::Data(gradient), epsilon);
+      const double norm = std::sqrt(backend.SquaredNorm(gradient));
+      if (!(norm > 0.))
+        break;
+      backend.Axpy(-step / norm, gradient, x);
+    }
+  }
+
 protected:
   ASDPOCSConeBeamReconstructionFilter() = default;
   ~ASDPOCSConeBeamReconstructionFilter() override = default;
@@ -178,14 +196,7 @@ protected:
 
       // 2. Steepest descent on the total variation, normalised steps of `step`.
       backend.Copy(x, before);
-      for (unsigned int t = 0; t < m_NumberOfTVIterations; ++t)
-      {
-        backend.TV().Derivative(TBackend::Data(x), TBackend::Data(gradient), m_Epsilon);
-        const double norm = std::sqrt(backend.SquaredNorm(gradient));
-        if (!(norm > 0.))
-          break;
-        backend.Axpy(-step / norm, gradient, x);
-      }
+      TotalVariationSteps(backend, x, gradient, step, m_NumberOfTVIterations, m_Epsilon);
       backend.Xpby(x, -1., before);
       const double tvStep = std::sqrt(backend.SquaredNorm(before));
 

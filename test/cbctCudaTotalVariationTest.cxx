@@ -1,15 +1,21 @@
 // The total-variation filters and methods on the GPU against their CPU twins: the TV gradient, TV
-// denoising, ASD-POCS and ADMM-TV. Skips without a device.
+// denoising, ASD-POCS and ADMM-TV, and ASD-POCS's parts alone (its projector pair on its scan, its TV
+// steps from one volume), which tell where a difference of the whole method comes from. Skips
+// without a device.
 #include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
 #include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
 #include "cbctCudaDevice.h"
 #include "cbctCudaTotalVariationDenoisingImageFilter.h"
 #include "cbctCudaTotalVariationGradientImageFilter.h"
+#include "cbctCudaJosephOperator.h"
 #include "cbctIterativeTestHelpers.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <iostream>
+#include <limits>
+#include <random>
 
 using namespace cbct;
 using namespace cbct::test;
@@ -42,6 +48,20 @@ RandomVolume()
   image->SetSpacing(spacing);
   image->Allocate();
   return Copy<ImageType>(image, false, 17);
+}
+
+/** `image` with each value scaled by 1 + relative u, u uniform in [-1, 1] (float rounding's size for
+ * relative 1e-7); as the CPU test's. */
+ImageType::Pointer
+Perturbed(const ImageType * image, double relative, unsigned int seed)
+{
+  auto out = Copy<ImageType>(image);
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<double> uniform(-1., 1.);
+  float * o = out->GetBufferPointer();
+  for (std::size_t i = 0; i < out->GetBufferedRegion().GetNumberOfPixels(); ++i)
+    o[i] = static_cast<float>(o[i] * (1. + relative * uniform(generator)));
+  return out;
 }
 
 /** The relative L2 difference of a CUDA image from a CPU image (NaN fails). */
@@ -123,11 +143,14 @@ TEST_F(CudaTotalVariation, AsdPocsWithoutTVStepsMatchesCpuAfterThreeIterations)
   ASSERT_TRUE(AllFinite(gpu->GetOutput()));
   const double difference = RelativeDifference(gpu->GetOutput(), cpu->GetOutput());
   std::cout << "CUDA ASD-POCS without TV steps vs CPU after 3 iterations: " << difference << std::endl;
-  EXPECT_LT(difference, 1e-3);
+  EXPECT_LT(difference, 1e-4); // DESIGN.md's CUDA-vs-CPU bound
 }
 
 TEST_F(CudaTotalVariation, AsdPocsMatchesCpuAfterThreeIterations)
 {
+  // With eps 0.01 per mm the TV steps are as well conditioned as the passes (see
+  // ASDPOCS.TotalVariationStepsWithATinyEpsilonAmplifyRounding on the CPU), so CUDA and CPU must agree
+  // to DESIGN.md's 1e-4; TIGRE's eps is AsdPocsWithTigresEpsilonStaysWithinTheCpusOwnRoundingSpread's.
   FewViews scan;
   auto cpu = ASDPOCSConeBeamReconstructionFilter<ImageType>::New();
   auto gpu = CudaASDPOCSConeBeamReconstructionFilter<ImageType>::New();
@@ -137,21 +160,158 @@ TEST_F(CudaTotalVariation, AsdPocsMatchesCpuAfterThreeIterations)
     filter->SetNumberOfProjectionsPerSubset(5);
     filter->SetLambda(0.8);
     filter->SetAlpha(0.05);
+    filter->SetEpsilon(0.01);
     filter->Update();
   }
   ASSERT_TRUE(AllFinite(gpu->GetOutput()));
   const double difference = RelativeDifference(gpu->GetOutput(), cpu->GetOutput());
-  std::cout << "CUDA ASD-POCS vs CPU after 3 iterations: " << difference << "; TV steps CPU";
+  std::cout << "CUDA ASD-POCS (eps 0.01) vs CPU after 3 iterations: " << difference << "; TV steps CPU";
   for (double s : cpu->GetTVStepSizes())
     std::cout << " " << s;
   std::cout << ", CUDA";
   for (double s : gpu->GetTVStepSizes())
     std::cout << " " << s;
   std::cout << std::endl;
-  EXPECT_LT(difference, 1e-3); // the texture unit's interpolation in the forward projection (1e-4 per projection)
+  EXPECT_LT(difference, 1e-4);
   ASSERT_EQ(gpu->GetTVStepSizes().size(), 3u);
   for (std::size_t k = 0; k < 3; ++k)
-    EXPECT_NEAR(gpu->GetTVStepSizes()[k], cpu->GetTVStepSizes()[k], 1e-3 * cpu->GetTVStepSizes()[k]);
+    EXPECT_NEAR(gpu->GetTVStepSizes()[k], cpu->GetTVStepSizes()[k], 1e-4 * cpu->GetTVStepSizes()[k]);
+}
+
+TEST_F(CudaTotalVariation, AsdPocsWithTigresEpsilonStaysWithinTheCpusOwnRoundingSpread)
+{
+  // TIGRE's eps (1e-8 per mm, the default) makes the TV steps amplify float rounding: the CPU alone,
+  // given projections perturbed by 1e-7, moves by about 2e-3 after three iterations (CPU test
+  // ASDPOCS.TotalVariationStepsWithATinyEpsilonAmplifyRounding), while its passes move by 1e-7. CUDA's
+  // passes differ from the CPU's by rounding of the same kind (the texture unit's blend), so CUDA can
+  // be held only to that spread, measured here on the same scan: within 3 times it. A real
+  // difference (another subset order, a step missed or doubled) is far outside. Printed per
+  // iteration, so that a failure tells when the two parted.
+  FewViews scan;
+  std::vector<ImageType::Pointer> iterates[2];
+  auto run = [&](ASDPOCSConeBeamReconstructionFilter<ImageType> * filter, const ImageType * projections, std::vector<ImageType::Pointer> * keep) {
+    Prepare(filter, scan, 3);
+    filter->SetProjections(projections);
+    filter->SetNumberOfProjectionsPerSubset(5);
+    filter->SetLambda(0.8);
+    filter->SetAlpha(0.05);
+    if (keep)
+      filter->AddObserver(itk::IterationEvent(), [filter, keep](const itk::EventObject &) { keep->push_back(Copy<ImageType>(filter->GetOutput())); });
+    filter->Update();
+  };
+  auto cpu = ASDPOCSConeBeamReconstructionFilter<ImageType>::New();
+  auto gpu = CudaASDPOCSConeBeamReconstructionFilter<ImageType>::New();
+  auto perturbedCpu = ASDPOCSConeBeamReconstructionFilter<ImageType>::New();
+  run(cpu, scan.projections, &iterates[0]);
+  run(gpu, scan.projections, &iterates[1]);
+  run(perturbedCpu, Perturbed(scan.projections, 1e-7, 3), nullptr);
+  ASSERT_EQ(iterates[0].size(), 3u);
+  ASSERT_EQ(iterates[1].size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k)
+    std::cout << "CUDA ASD-POCS (eps 1e-8) vs CPU after iteration " << k + 1 << ": " << RelativeDifference(iterates[1][k], iterates[0][k])
+              << std::endl;
+  ASSERT_TRUE(AllFinite(gpu->GetOutput()));
+  const double difference = RelativeDifference(gpu->GetOutput(), cpu->GetOutput());
+  const double spread = RelativeDifference(perturbedCpu->GetOutput(), cpu->GetOutput());
+  std::cout << "CUDA ASD-POCS (eps 1e-8) vs CPU: " << difference << "; the CPU's own spread (projections perturbed by 1e-7): " << spread
+            << std::endl;
+  EXPECT_GT(spread, 0.);
+  EXPECT_LT(difference, 3. * spread);
+  EXPECT_LT(difference, 1e-2);
+}
+
+TEST_F(CudaTotalVariation, TVStepsFromTheSameVolumeMatchCpuBitForBit)
+{
+  // ASD-POCS's TV steps alone (20 of them, TIGRE's eps) from one volume, on both backends: the TV
+  // arithmetic is rounded the same way on both (cbctTotalVariation.hcu: no fused multiply-adds) and
+  // the norms are sums in double of exact float squares, so the steps give the same bits. What
+  // differs in the whole method then comes from the passes, amplified by the steps.
+  FewViews scan;
+  auto sart = ASDPOCSConeBeamReconstructionFilter<ImageType>::New();
+  Prepare(sart.GetPointer(), scan, 3);
+  sart->SetNumberOfProjectionsPerSubset(5);
+  sart->SetLambda(0.8);
+  sart->SetNumberOfTVIterations(0);
+  sart->Update();
+  const ImageType * x = sart->GetOutput();
+  const TVGrid grid = MakeTVGrid(x);
+  const std::size_t n = x->GetBufferedRegion().GetNumberOfPixels();
+  CpuReconstructionBackend cpu(nullptr, grid, 0);
+  CudaReconstructionBackend gpu(nullptr, grid, 0);
+  CpuReconstructionBackend::Vector cx(n), cg(n);
+  CudaReconstructionBackend::Vector gx(n), gg(n);
+  cpu.Upload(x->GetBufferPointer(), cx, n);
+  gpu.Upload(x->GetBufferPointer(), gx, n);
+  const double step = 0.05 * std::sqrt(cpu.SquaredNorm(cx));
+  ASDPOCSConeBeamReconstructionFilter<ImageType>::TotalVariationSteps(cpu, cx, cg, step, 20, 1e-8);
+  ASDPOCSConeBeamReconstructionFilter<ImageType>::TotalVariationSteps(gpu, gx, gg, step, 20, 1e-8);
+  std::vector<float> fromGpu(n);
+  gpu.Download(gx, fromGpu.data(), n);
+  std::size_t differing = 0;
+  double difference = 0., norm = 0., moved = 0.;
+  for (std::size_t v = 0; v < n; ++v)
+  {
+    differing += fromGpu[v] != cx[v] ? 1 : 0; // NaN counts as differing
+    difference += (double(fromGpu[v]) - cx[v]) * (double(fromGpu[v]) - cx[v]);
+    norm += double(cx[v]) * cx[v];
+    moved += (double(cx[v]) - x->GetBufferPointer()[v]) * (double(cx[v]) - x->GetBufferPointer()[v]);
+  }
+  std::cout << "20 TV steps of " << step << " from the same volume: " << differing << " of " << n << " voxels differ, relative L2 "
+            << std::sqrt(difference / norm) << "; the steps moved the volume by " << std::sqrt(moved / norm) << std::endl;
+  EXPECT_GT(moved, 0.);
+  EXPECT_EQ(differing, 0u);
+  EXPECT_LT(std::sqrt(difference / norm), 1e-6);
+}
+
+TEST_F(CudaTotalVariation, JosephPairOnTheFewViewScanMatchesCpu)
+{
+  // The projector pair of ASD-POCS's passes on its own scan and a phantom-like volume (the CPU's OS-SART
+  // result): the forward projection through the texture unit (the passes' only rounding that the CPU
+  // does not reproduce bit for bit), reading four voxels, and the gather adjoint.
+  FewViews scan;
+  auto sart = ASDPOCSConeBeamReconstructionFilter<ImageType>::New();
+  Prepare(sart.GetPointer(), scan, 3);
+  sart->SetNumberOfProjectionsPerSubset(5);
+  sart->SetNumberOfTVIterations(0);
+  sart->Update();
+  const ImageType * x = sart->GetOutput();
+  const ImageType * y = scan.projections;
+  const std::size_t voxels = x->GetBufferedRegion().GetNumberOfPixels(), pixels = y->GetBufferedRegion().GetNumberOfPixels();
+  const JosephOperator<ImageType> cpu(x, y, scan.geometry);
+  std::vector<unsigned int> all(scan.geometry->GetNumberOfProjections());
+  for (unsigned int k = 0; k < all.size(); ++k)
+    all[k] = k;
+  std::vector<float> cpuAx(pixels), cpuAty(voxels);
+  cpu.Forward(x->GetBufferPointer(), cpuAx.data(), all, false);
+  cpu.Back(y->GetBufferPointer(), cpuAty.data(), all, false);
+  auto relative = [](const std::vector<float> & a, const std::vector<float> & b) {
+    double d = 0., n = 0.;
+    for (std::size_t i = 0; i < a.size(); ++i)
+    {
+      d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+      n += double(b[i]) * b[i];
+    }
+    return n > 0. ? std::sqrt(d / n) : std::numeric_limits<double>::quiet_NaN();
+  };
+  CudaDeviceBuffer<float> dx(voxels), dy(pixels), ax(pixels), aty(voxels);
+  CudaUpload(dx.Data(), x->GetBufferPointer(), voxels, "test volume");
+  CudaUpload(dy.Data(), y->GetBufferPointer(), pixels, "test projections");
+  for (bool texture : { true, false })
+  {
+    CudaJosephOperator A(x, y, scan.geometry);
+    A.SetVolumeTexture(texture);
+    auto * subset = A.Subset(all);
+    A.Forward(dx.Data(), ax.Data(), subset, static_cast<int>(all.size()));
+    A.Back(dy.Data(), aty.Data(), subset, static_cast<int>(all.size()), false);
+    std::vector<float> hax(pixels), haty(voxels);
+    CudaDownload(hax.data(), ax.Data(), pixels, "test projections");
+    CudaDownload(haty.data(), aty.Data(), voxels, "test volume");
+    const double forward = relative(hax, cpuAx), back = relative(haty, cpuAty);
+    std::cout << "Joseph on the few-view scan, CUDA vs CPU: forward (" << (texture ? "texture" : "four voxels") << ") " << forward
+              << ", gather adjoint " << back << std::endl;
+    EXPECT_LT(forward, texture ? 1e-5 : 1e-6);
+    EXPECT_LT(back, 1e-5);
+  }
 }
 
 TEST_F(CudaTotalVariation, AdmmTvMatchesCpuAfterThreeIterations)
