@@ -42,11 +42,14 @@ SetUp(const CudaJosephGatherLaunch p)
   const long long at = (static_cast<long long>(m) * p.rows + j) * p.columns + i;
   const long long planeSize = static_cast<long long>(p.count) * p.rows * p.columns;
   JosephLine line;
-  const bool ok = JosephSetup(p.rays[p.subset[p.first + m]], p.size, p.firstColumn + i, p.firstRow + j, line);
+  const unsigned int k = p.subset[p.first + m];
+  const bool ok = JosephSetup(p.rays[k], p.size, p.firstColumn + i, p.firstRow + j, line);
   p.lines[at] = ok ? make_float4(line.b0, line.kb, line.c0, line.kc) : make_float4(0.f, 0.f, 0.f, 0.f);
+  // The records kernel takes step x value, so that a candidate costs one read fewer.
+  const float scale = p.kernel == CudaJosephGatherRecords ? p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i] : 1.f;
   for (int a = 0; a < 3; ++a)
     if (Pick(p.plane, a) >= 0)
-      p.steps[Pick(p.plane, a) * planeSize + at] = ok && line.a == a ? line.step : 0.f;
+      p.steps[Pick(p.plane, a) * planeSize + at] = ok && line.a == a ? line.step * scale : 0.f;
 }
 
 /** Plans every tile's cells for each projection of the batch and axis (one thread each), in double;
@@ -225,6 +228,129 @@ Gather(const CudaJosephGatherLaunch p)
   }
 }
 
+/** The gather of the tiles in front of the source with the records of CudaJosephGatherRecords: the
+ * same tiles, warps, lanes, cells and combination of cells into voxels as Gather<false>, and per
+ * cell the same candidates (JosephGatherCandidates()) and the same test and weights
+ * (JosephCellWeights(): the cell is floor of the float sample, the fraction quantised as the
+ * texture unit does); what differs is the cost of a candidate. `steps` holds step x value per axis
+ * plane (0 for rays of another axis), so a candidate is two reads issued together (its line, its
+ * weighted value) and a select instead of three reads each waiting on a test; a cell's candidates
+ * run as one flat loop; offsets within a projection are 32-bit. The weights are the forward
+ * projector's up to the rounding of (vb vc) (step value) instead of ((vb vc) step) value. */
+__global__ void
+__launch_bounds__(Threads, 4)
+GatherRecords(const CudaJosephGatherLaunch p)
+{
+  __shared__ float sums[TileY * SlicePitch];
+  int lo[3], n[3];
+  Tile(p.size, blockIdx.x, blockIdx.y, blockIdx.z, lo, n);
+  const int from[3] = { lo[0] + p.start[0], lo[1] + p.start[1], lo[2] + p.start[2] };
+  for (int v = threadIdx.x; v < TileY * SlicePitch; v += Threads)
+    sums[v] = 0.f;
+  const JosephGatherPlan * plans =
+    p.plans + (static_cast<long long>(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) * p.count * 3;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int columnLo = p.firstColumn, columnHi = p.firstColumn + p.columns - 1;
+  const int rowLo = p.firstRow, rowHi = p.firstRow + p.rows - 1;
+  const int columns = p.columns;
+  const int pixels = p.columns * p.rows;
+  int previousAxis = -1;
+  for (int m = 0; m < p.count; ++m)
+  {
+    const float4 * lines = p.lines + static_cast<long long>(m) * pixels;
+    for (int a = 0; a < 3; ++a)
+    {
+      const JosephGatherPlan plan = plans[m * 3 + a];
+      if (plan.halfU < 0.f || plan.exhaustive != 0)
+        continue;
+      if (a != previousAxis)
+        __syncthreads();
+      previousAxis = a;
+      const float * weighted = p.steps + (static_cast<long long>(Pick(p.plane, a)) * p.count + m) * pixels;
+      const int laneAxis = a == 0 ? 2 : 0, slowAxis = 3 - a - laneAxis;
+      const bool laneIsB = laneAxis == (a + 1) % 3;
+      const int laneCells = Pick(n, laneAxis) + 1, slowCells = Pick(n, slowAxis), slices = Pick(n, a);
+      const int laneCell = Pick(from, laneAxis) - 1 + lane;
+      float hLane[3], hSlow[3], hSlice[3];
+      for (int r = 0; r < 3; ++r)
+      {
+        hSlow[r] = laneIsB ? plan.hc[r] : plan.hb[r];
+        hSlice[r] = plan.ha[r];
+        hLane[r] = plan.base[r] + static_cast<float>(lane - 1) * (laneIsB ? plan.hb[r] : plan.hc[r]);
+      }
+      for (int slice = warp; slice < slices; slice += Warps)
+      {
+        const int s = Pick(from, a) + slice;
+        const float sf = static_cast<float>(s);
+        float previousSlow = 0.f, previous3 = 0.f;
+        float h[3];
+        for (int r = 0; r < 3; ++r)
+          h[r] = hLane[r] + static_cast<float>(slice) * hSlice[r] - hSlow[r];
+        for (int step = -1; step < slowCells; ++step, h[0] += hSlow[0], h[1] += hSlow[1], h[2] += hSlow[2])
+        {
+          const int slowCell = Pick(from, slowAxis) + step;
+          const int cb = laneIsB ? laneCell : slowCell, cc = laneIsB ? slowCell : laneCell;
+          const float fb = static_cast<float>(cb), fc = static_cast<float>(cc);
+          const float fb1 = fb + 1.f, fc1 = fc + 1.f;
+          float4 S = make_float4(0.f, 0.f, 0.f, 0.f);
+          int i0, i1, j0, j1;
+          JosephGatherCandidates(plan, h[0], h[1], h[2], columnLo, columnHi, rowLo, rowHi, i0, i1, j0, j1);
+          const int width = i1 - i0 + 1;
+          const int count = lane < laneCells && width > 0 && j1 >= j0 ? width * (j1 - j0 + 1) : 0;
+          int at = (j0 - rowLo) * columns + (i0 - columnLo), column = 0;
+          for (int c = 0; c < count; ++c)
+          {
+            const float4 l = __ldg(lines + at);
+            const float value = __ldg(weighted + at);
+            // JosephCellWeights()'s test and fraction (floor of a number in [0, 256.5) once the
+            // sample is in the cell; outside it the select below discards whatever it gives).
+            const float pb = AddRn(l.x, MulRn(sf, l.y));
+            const float pc = AddRn(l.z, MulRn(sf, l.w));
+            const bool inside = pb >= fb && pb < fb1 && pc >= fc && pc < fc1;
+            const float wb = floorf(AddRn(pb, -fb) * 256.f + 0.5f) * (1.f / 256.f);
+            const float wc = floorf(AddRn(pc, -fc) * 256.f + 0.5f) * (1.f / 256.f);
+            const float vb = AddRn(1.f, -wb), vc = AddRn(1.f, -wc);
+            const float w = inside ? value : 0.f;
+            const float vcw = vc * w, wcw = wc * w;
+            S.x = fmaf(vb, vcw, S.x);
+            S.y = fmaf(wb, vcw, S.y);
+            S.z = fmaf(vb, wcw, S.z);
+            S.w = fmaf(wb, wcw, S.w);
+            if (++column == width)
+            {
+              column = 0;
+              at += columns - width + 1;
+            }
+            else
+              ++at;
+          }
+          const float laneCorner = laneIsB ? S.y : S.z, slowCorner = laneIsB ? S.z : S.y;
+          const float fromPreviousLane = __shfl_up_sync(0xffffffffu, laneCorner, 1);
+          const float fromPreviousBoth = __shfl_up_sync(0xffffffffu, previous3, 1);
+          if (lane >= 1 && lane < laneCells && step >= 0)
+          {
+            const int x = a == 0 ? slice : lane - 1;
+            const int y = a == 1 ? slice : step;
+            const int z = a == 2 ? slice : (a == 0 ? lane - 1 : step);
+            sums[y * SlicePitch + z * RowPitch + x] += S.x + fromPreviousLane + previousSlow + fromPreviousBoth;
+          }
+          previousSlow = slowCorner;
+          previous3 = S.w;
+        }
+      }
+    }
+  }
+  if (previousAxis < 0)
+    return; // no plan of this tile in front of the source
+  __syncthreads();
+  for (int v = threadIdx.x; v < n[0] * n[1] * n[2]; v += Threads)
+  {
+    const int x = v % n[0], y = v / n[0] % n[1], z = v / n[0] / n[1];
+    p.volume[(static_cast<long long>(lo[2] + z) * p.size[1] + (lo[1] + y)) * p.size[0] + (lo[0] + x)] +=
+      sums[y * SlicePitch + z * RowPitch + x];
+  }
+}
+
 } // namespace
 
 void
@@ -255,7 +381,10 @@ LaunchJosephGather(const CudaJosephGatherLaunch & launch, cudaStream_t stream)
     return cudaSuccess;
   int tiles[3];
   JosephGatherTiles(launch.size, tiles);
-  Gather<false><<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
+  if (launch.kernel == CudaJosephGatherRecords)
+    GatherRecords<<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
+  else
+    Gather<false><<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
   if (launch.exhaustive)
     Gather<true><<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
   return cudaGetLastError();
