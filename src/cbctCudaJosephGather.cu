@@ -46,7 +46,7 @@ SetUp(const CudaJosephGatherLaunch p)
   const bool ok = JosephSetup(p.rays[k], p.size, p.firstColumn + i, p.firstRow + j, line);
   p.lines[at] = ok ? make_float4(line.b0, line.kb, line.c0, line.kc) : make_float4(0.f, 0.f, 0.f, 0.f);
   // The records kernel takes step x value, so that a candidate costs one read fewer.
-  const float scale = p.kernel == CudaJosephGatherRecords ? p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i] : 1.f;
+  const float scale = p.kernel != CudaJosephGatherTiles ? p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i] : 1.f;
   for (int a = 0; a < 3; ++a)
     if (Pick(p.plane, a) >= 0)
       p.steps[Pick(p.plane, a) * planeSize + at] = ok && line.a == a ? line.step * scale : 0.f;
@@ -228,20 +228,129 @@ Gather(const CudaJosephGatherLaunch p)
   }
 }
 
-/** The gather of the tiles in front of the source with the records of CudaJosephGatherRecords: the
- * same tiles, warps, lanes, cells and combination of cells into voxels as Gather<false>, and per
- * cell the same candidates (JosephGatherCandidates()) and the same test and weights
- * (JosephCellWeights(): the cell is floor of the float sample, the fraction quantised as the
- * texture unit does); what differs is the cost of a candidate. `steps` holds step x value per axis
- * plane (0 for rays of another axis), so a candidate is two reads issued together (its line, its
- * weighted value) and a select instead of three reads each waiting on a test; a cell's candidates
- * run as one flat loop; offsets within a projection are 32-bit. The weights are the forward
- * projector's up to the rounding of (vb vc) (step value) instead of ((vb vc) step) value. */
+/** The gather of the tiles in front of the source with the records of CudaJosephGatherRecords, for
+ * the rays of dominant axis A of one projection: the same tiles, warps, lanes, cells and combination
+ * of cells into voxels as Gather<false>, and per cell the same candidates (JosephGatherCandidates()'s
+ * operations) and the same test and weights (JosephCellWeights(): the cell is the floor of the float
+ * sample, the fraction quantised as the texture unit does); what differs is the cost of a cell and
+ * of a candidate:
+ * - `weighted` holds step x value of the projection's rays of axis A (0 for the others), so a
+ *   candidate is two reads issued together (its line, its weighted value) and a select, instead of
+ *   three reads each waiting on a test;
+ * - a cell's candidates run as one flat loop (a warp runs as many rounds as its busiest lane has
+ *   candidates, not its widest column range times its tallest row range) on two pointers stepped
+ *   along it;
+ * - the axis is a template parameter, so the lane and slow axes, the corners they exchange and the
+ *   voxels' offsets in `sums` are constants;
+ * - the quantised fractions are kept as integers 0..256 (the texture unit's 8-bit weights times 256),
+ *   and `sums` holds 2^16 times the voxels' sums, scaled back when the tile is written: powers of
+ *   two, so the same bits as scaling each weight;
+ * - no NaN test on the cell's pixel: a plan in front of the source keeps h2 > 0, and a NaN would
+ *   convert to 0 and give a clipped range whose candidates the exact test rejects.
+ * The weights are the forward projector's up to the rounding of vb (vc (step value)) instead of
+ * ((vb vc) step) value. */
+template <int A>
+__device__ inline void
+GatherRecordsAxis(const CudaJosephGatherLaunch & p, const JosephGatherPlan & plan, const float4 * lines, const float * weighted,
+                  const int from[3], const int n[3], float * sums)
+{
+  constexpr int LaneAxis = A == 0 ? 2 : 0, SlowAxis = 3 - A - LaneAxis;
+  constexpr bool LaneIsB = LaneAxis == (A + 1) % 3;
+  // Offsets in sums ([y][z][x], rows of RowPitch, slices of SlicePitch) per slice, lane and step.
+  constexpr int Stride[3] = { 1, SlicePitch, RowPitch };
+  constexpr int SliceStride = Stride[A], LaneStride = Stride[LaneAxis], StepStride = Stride[SlowAxis];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int columnLo = p.firstColumn, columnHi = p.firstColumn + p.columns - 1;
+  const int rowLo = p.firstRow, rowHi = p.firstRow + p.rows - 1;
+  const int columns = p.columns;
+  const int laneCells = n[LaneAxis] + 1, slowCells = n[SlowAxis], slices = n[A];
+  const bool laneWorks = lane < laneCells;
+  const bool writes = lane >= 1 && laneWorks;
+  const float laneCell = static_cast<float>(from[LaneAxis] - 1 + lane);
+  const float firstSlowCell = static_cast<float>(from[SlowAxis] - 1);
+  float hLane[3], hSlow[3], hSlice[3];
+  for (int r = 0; r < 3; ++r)
+  {
+    hSlow[r] = LaneIsB ? plan.hc[r] : plan.hb[r];
+    hSlice[r] = plan.ha[r];
+    hLane[r] = plan.base[r] + static_cast<float>(lane - 1) * (LaneIsB ? plan.hb[r] : plan.hc[r]);
+  }
+  for (int slice = warp; slice < slices; slice += Warps)
+  {
+    const float sf = static_cast<float>(from[A] + slice);
+    float previousSlow = 0.f, previous3 = 0.f;
+    float h[3];
+    for (int r = 0; r < 3; ++r)
+      h[r] = hLane[r] + static_cast<float>(slice) * hSlice[r] - hSlow[r];
+    float slowCell = firstSlowCell;
+    float * out = sums + slice * SliceStride + (lane - 1) * LaneStride - StepStride; // the voxel of step -1
+    for (int step = -1; step < slowCells; ++step, out += StepStride)
+    {
+      const float fb = LaneIsB ? laneCell : slowCell, fc = LaneIsB ? slowCell : laneCell;
+      const float fb1 = fb + 1.f, fc1 = fc + 1.f;
+      // The candidates (JosephGatherCandidates()'s operations).
+      float r;
+      asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(h[2]));
+      const float u = h[0] * r, v = h[1] * r;
+      const int i0 = max(__float2int_ru(u - plan.halfU), columnLo);
+      const int i1 = min(__float2int_rd(u + plan.halfU), columnHi);
+      const int j0 = max(__float2int_ru(v - plan.halfV), rowLo);
+      const int j1 = min(__float2int_rd(v + plan.halfV), rowHi);
+      const int width = i1 - i0 + 1;
+      const int count = laneWorks && width > 0 && j1 >= j0 ? width * (j1 - j0 + 1) : 0;
+      const int first = (j0 - rowLo) * columns + (i0 - columnLo);
+      const float4 * line = lines + first;
+      const float * value = weighted + first;
+      const int nextRow = columns - width + 1;
+      float4 S = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 2
+      for (int c = 0, column = 1; c < count; ++c)
+      {
+        const float4 l = __ldg(line);
+        const float sv = __ldg(value);
+        // JosephCellWeights()'s test, and its quantised fractions times 256 (the floor of a number
+        // in [0.5, 256.5) once the sample is in the cell; outside it the select below discards
+        // whatever they are).
+        const float pb = AddRn(l.x, MulRn(sf, l.y));
+        const float pc = AddRn(l.z, MulRn(sf, l.w));
+        const bool inside = pb >= fb && pb < fb1 && pc >= fc && pc < fc1;
+        const float wb = floorf(fmaf(AddRn(pb, -fb), 256.f, 0.5f)), wc = floorf(fmaf(AddRn(pc, -fc), 256.f, 0.5f));
+        const float vb = 256.f - wb, vc = 256.f - wc;
+        const float w = inside ? sv : 0.f;
+        const float vcw = vc * w, wcw = wc * w;
+        S.x = fmaf(vb, vcw, S.x);
+        S.y = fmaf(wb, vcw, S.y);
+        S.z = fmaf(vb, wcw, S.z);
+        S.w = fmaf(wb, wcw, S.w);
+        const int advance = column == width ? nextRow : 1;
+        column = column == width ? 1 : column + 1;
+        line += advance;
+        value += advance;
+      }
+      const float laneCorner = LaneIsB ? S.y : S.z, slowCorner = LaneIsB ? S.z : S.y;
+      const float fromPreviousLane = __shfl_up_sync(0xffffffffu, laneCorner, 1);
+      const float fromPreviousBoth = __shfl_up_sync(0xffffffffu, previous3, 1);
+      if (writes && step >= 0)
+        *out += S.x + fromPreviousLane + previousSlow + fromPreviousBoth;
+      previousSlow = slowCorner;
+      previous3 = S.w;
+      h[0] += hSlow[0];
+      h[1] += hSlow[1];
+      h[2] += hSlow[2];
+      slowCell += 1.f;
+    }
+  }
+}
+
+/** The records kernel (GatherRecordsAxis()): one block per tile, as Gather<false>, at least
+ * MinBlocks blocks per multiprocessor (4: 64 registers, CudaJosephGatherRecords; 3: 85 registers and
+ * fewer recomputed addresses, CudaJosephGatherRecordsWide). */
+template <int MinBlocks>
 __global__ void
-__launch_bounds__(Threads, 4)
+__launch_bounds__(Threads, MinBlocks)
 GatherRecords(const CudaJosephGatherLaunch p)
 {
-  __shared__ float sums[TileY * SlicePitch];
+  __shared__ float sums[TileY * SlicePitch]; // 2^16 times the voxels' sums
   int lo[3], n[3];
   Tile(p.size, blockIdx.x, blockIdx.y, blockIdx.z, lo, n);
   const int from[3] = { lo[0] + p.start[0], lo[1] + p.start[1], lo[2] + p.start[2] };
@@ -249,95 +358,27 @@ GatherRecords(const CudaJosephGatherLaunch p)
     sums[v] = 0.f;
   const JosephGatherPlan * plans =
     p.plans + (static_cast<long long>(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) * p.count * 3;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int columnLo = p.firstColumn, columnHi = p.firstColumn + p.columns - 1;
-  const int rowLo = p.firstRow, rowHi = p.firstRow + p.rows - 1;
-  const int columns = p.columns;
-  const int pixels = p.columns * p.rows;
+  const long long pixels = static_cast<long long>(p.columns) * p.rows;
   int previousAxis = -1;
   for (int m = 0; m < p.count; ++m)
   {
-    const float4 * lines = p.lines + static_cast<long long>(m) * pixels;
+    const float4 * lines = p.lines + m * pixels;
     for (int a = 0; a < 3; ++a)
     {
       const JosephGatherPlan plan = plans[m * 3 + a];
       if (plan.halfU < 0.f || plan.exhaustive != 0)
         continue;
+      // The warps own slices across a: another axis gives them other voxels.
       if (a != previousAxis)
         __syncthreads();
       previousAxis = a;
-      const float * weighted = p.steps + (static_cast<long long>(Pick(p.plane, a)) * p.count + m) * pixels;
-      const int laneAxis = a == 0 ? 2 : 0, slowAxis = 3 - a - laneAxis;
-      const bool laneIsB = laneAxis == (a + 1) % 3;
-      const int laneCells = Pick(n, laneAxis) + 1, slowCells = Pick(n, slowAxis), slices = Pick(n, a);
-      const int laneCell = Pick(from, laneAxis) - 1 + lane;
-      float hLane[3], hSlow[3], hSlice[3];
-      for (int r = 0; r < 3; ++r)
-      {
-        hSlow[r] = laneIsB ? plan.hc[r] : plan.hb[r];
-        hSlice[r] = plan.ha[r];
-        hLane[r] = plan.base[r] + static_cast<float>(lane - 1) * (laneIsB ? plan.hb[r] : plan.hc[r]);
-      }
-      for (int slice = warp; slice < slices; slice += Warps)
-      {
-        const int s = Pick(from, a) + slice;
-        const float sf = static_cast<float>(s);
-        float previousSlow = 0.f, previous3 = 0.f;
-        float h[3];
-        for (int r = 0; r < 3; ++r)
-          h[r] = hLane[r] + static_cast<float>(slice) * hSlice[r] - hSlow[r];
-        for (int step = -1; step < slowCells; ++step, h[0] += hSlow[0], h[1] += hSlow[1], h[2] += hSlow[2])
-        {
-          const int slowCell = Pick(from, slowAxis) + step;
-          const int cb = laneIsB ? laneCell : slowCell, cc = laneIsB ? slowCell : laneCell;
-          const float fb = static_cast<float>(cb), fc = static_cast<float>(cc);
-          const float fb1 = fb + 1.f, fc1 = fc + 1.f;
-          float4 S = make_float4(0.f, 0.f, 0.f, 0.f);
-          int i0, i1, j0, j1;
-          JosephGatherCandidates(plan, h[0], h[1], h[2], columnLo, columnHi, rowLo, rowHi, i0, i1, j0, j1);
-          const int width = i1 - i0 + 1;
-          const int count = lane < laneCells && width > 0 && j1 >= j0 ? width * (j1 - j0 + 1) : 0;
-          int at = (j0 - rowLo) * columns + (i0 - columnLo), column = 0;
-          for (int c = 0; c < count; ++c)
-          {
-            const float4 l = __ldg(lines + at);
-            const float value = __ldg(weighted + at);
-            // JosephCellWeights()'s test and fraction (floor of a number in [0, 256.5) once the
-            // sample is in the cell; outside it the select below discards whatever it gives).
-            const float pb = AddRn(l.x, MulRn(sf, l.y));
-            const float pc = AddRn(l.z, MulRn(sf, l.w));
-            const bool inside = pb >= fb && pb < fb1 && pc >= fc && pc < fc1;
-            const float wb = floorf(AddRn(pb, -fb) * 256.f + 0.5f) * (1.f / 256.f);
-            const float wc = floorf(AddRn(pc, -fc) * 256.f + 0.5f) * (1.f / 256.f);
-            const float vb = AddRn(1.f, -wb), vc = AddRn(1.f, -wc);
-            const float w = inside ? value : 0.f;
-            const float vcw = vc * w, wcw = wc * w;
-            S.x = fmaf(vb, vcw, S.x);
-            S.y = fmaf(wb, vcw, S.y);
-            S.z = fmaf(vb, wcw, S.z);
-            S.w = fmaf(wb, wcw, S.w);
-            if (++column == width)
-            {
-              column = 0;
-              at += columns - width + 1;
-            }
-            else
-              ++at;
-          }
-          const float laneCorner = laneIsB ? S.y : S.z, slowCorner = laneIsB ? S.z : S.y;
-          const float fromPreviousLane = __shfl_up_sync(0xffffffffu, laneCorner, 1);
-          const float fromPreviousBoth = __shfl_up_sync(0xffffffffu, previous3, 1);
-          if (lane >= 1 && lane < laneCells && step >= 0)
-          {
-            const int x = a == 0 ? slice : lane - 1;
-            const int y = a == 1 ? slice : step;
-            const int z = a == 2 ? slice : (a == 0 ? lane - 1 : step);
-            sums[y * SlicePitch + z * RowPitch + x] += S.x + fromPreviousLane + previousSlow + fromPreviousBoth;
-          }
-          previousSlow = slowCorner;
-          previous3 = S.w;
-        }
-      }
+      const float * weighted = p.steps + (Pick(p.plane, a) * static_cast<long long>(p.count) + m) * pixels;
+      if (a == 2)
+        GatherRecordsAxis<2>(p, plan, lines, weighted, from, n, sums);
+      else if (a == 0)
+        GatherRecordsAxis<0>(p, plan, lines, weighted, from, n, sums);
+      else
+        GatherRecordsAxis<1>(p, plan, lines, weighted, from, n, sums);
     }
   }
   if (previousAxis < 0)
@@ -347,7 +388,7 @@ GatherRecords(const CudaJosephGatherLaunch p)
   {
     const int x = v % n[0], y = v / n[0] % n[1], z = v / n[0] / n[1];
     p.volume[(static_cast<long long>(lo[2] + z) * p.size[1] + (lo[1] + y)) * p.size[0] + (lo[0] + x)] +=
-      sums[y * SlicePitch + z * RowPitch + x];
+      sums[y * SlicePitch + z * RowPitch + x] * (1.f / 65536.f);
   }
 }
 
@@ -382,7 +423,9 @@ LaunchJosephGather(const CudaJosephGatherLaunch & launch, cudaStream_t stream)
   int tiles[3];
   JosephGatherTiles(launch.size, tiles);
   if (launch.kernel == CudaJosephGatherRecords)
-    GatherRecords<<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
+    GatherRecords<4><<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
+  else if (launch.kernel == CudaJosephGatherRecordsWide)
+    GatherRecords<3><<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
   else
     Gather<false><<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
   if (launch.exhaustive)
