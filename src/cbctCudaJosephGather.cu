@@ -303,7 +303,8 @@ GatherRecordsAxis(const CudaJosephGatherLaunch & p, const JosephGatherPlan & pla
       const float * value = weighted + first;
       const int nextRow = columns - width + 1;
       float4 S = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll 2
+      // Most cells have one candidate or two: a plain loop (unrolling costs each cell a prologue).
+#pragma unroll 1
       for (int c = 0, column = 1; c < count; ++c)
       {
         const float4 l = __ldg(line);
