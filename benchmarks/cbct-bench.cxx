@@ -481,6 +481,8 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     report("joseph-back", "gather", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
     A.SetGatherKernel(cbct::CudaJosephGatherRecordsWide); // the default kernel at 3 blocks per multiprocessor
     report("joseph-back", "gather-records3", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+    A.SetGatherKernel(cbct::CudaJosephGatherRuns); // a lane's run of cells at once
+    report("joseph-back", "gather-runs", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
     A.SetGatherKernel(cbct::CudaJosephGatherTiles); // the first gather kernel, for comparison
     report("joseph-back", "gather-tiles", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
     A.SetGatherKernel(cbct::CudaJosephGatherRecords);

@@ -393,6 +393,159 @@ GatherRecords(const CudaJosephGatherLaunch p)
   }
 }
 
+// The runs kernel's sums: the tile's voxels with one voxel of padding on each side of every axis
+// ([y][z][x], x fastest), where corners that fall outside the tile go and are never read.
+constexpr int RunsRowPitch = TileX + 2;                  // 33: lanes along x or along z hit 32 banks
+constexpr int RunsSlicePitch = (TileZ + 2) * RunsRowPitch; // 1089
+constexpr int RunsSums = (TileY + 2) * RunsSlicePitch;
+
+/** The gather of the tiles in front of the source by runs (CudaJosephGatherRuns), for the rays of
+ * dominant axis A of one projection. The tile, its plans, warps (slices across A) and lanes (cells
+ * along the lane axis, the cell before the tile and the tile's 31) are the records kernel's; a lane
+ * takes its whole run of cells along the slow axis at once (the cell before the tile and the tile's
+ * 8): its candidates are the pixels of the run's box (the images of its first and last cell centres,
+ * the run being a segment that the projective map keeps one, widened by the plan's bounds on a cell),
+ * each tested with JosephCellWeights()'s test (its lane coordinate in the lane's cell, its slow
+ * coordinate in the run: the cell is the floor of each) and quantised fractions; its four weighted
+ * values go straight to the four voxels of its cell in `sums` (2^16 times the sums; a candidate
+ * outside the run adds 0), where lanes of one instruction write different voxels (they differ along
+ * the lane axis) and warps own their slices, so no atomics and no exchange between lanes. Compared with a box per cell: one box per run
+ * instead of nine, and a row of pixels that straddles two cells is read once. */
+template <int A>
+__device__ inline void
+GatherRunsAxis(const CudaJosephGatherLaunch & p, const JosephGatherPlan & plan, const float4 * lines, const float * weighted,
+               const int from[3], const int n[3], float * sums)
+{
+  constexpr int LaneAxis = A == 0 ? 2 : 0, SlowAxis = 3 - A - LaneAxis;
+  constexpr bool LaneIsB = LaneAxis == (A + 1) % 3;
+  constexpr int Stride[3] = { 1, RunsSlicePitch, RunsRowPitch };
+  constexpr int SliceStride = Stride[A], LaneStride = Stride[LaneAxis], SlowStride = Stride[SlowAxis];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int columnLo = p.firstColumn, columnHi = p.firstColumn + p.columns - 1;
+  const int rowLo = p.firstRow, rowHi = p.firstRow + p.rows - 1;
+  const int columns = p.columns;
+  const int laneCells = n[LaneAxis] + 1, slowCells = n[SlowAxis], slices = n[A];
+  if (lane >= laneCells)
+    return; // no cell (a partial tile); no lane waits for another in this kernel
+  const float laneCell = static_cast<float>(from[LaneAxis] - 1 + lane), laneCell1 = laneCell + 1.f;
+  const float firstSlowCell = static_cast<float>(from[SlowAxis] - 1);
+  const float lastSlowCell = static_cast<float>(from[SlowAxis] + slowCells - 1);
+  const float lastIndex = static_cast<float>(slowCells); // of the run's cells, the first being 0
+  float hFirst[3], hRun[3];
+  for (int r = 0; r < 3; ++r)
+  {
+    // h of this lane's cell centre at the run's first cell (the one before the tile), slice 0, and
+    // from there to the run's last cell.
+    const float hSlow = LaneIsB ? plan.hc[r] : plan.hb[r];
+    hFirst[r] = plan.base[r] + static_cast<float>(lane - 1) * (LaneIsB ? plan.hb[r] : plan.hc[r]) - hSlow;
+    hRun[r] = static_cast<float>(slowCells) * hSlow;
+  }
+  for (int slice = warp; slice < slices; slice += Warps)
+  {
+    const float sf = static_cast<float>(from[A] + slice);
+    float h0[3], h1[3];
+    for (int r = 0; r < 3; ++r)
+    {
+      h0[r] = hFirst[r] + static_cast<float>(slice) * plan.ha[r];
+      h1[r] = h0[r] + hRun[r];
+    }
+    float r0, r1;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r0) : "f"(h0[2]));
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r1) : "f"(h1[2]));
+    const float u0 = h0[0] * r0, v0 = h0[1] * r0, u1 = h1[0] * r1, v1 = h1[1] * r1;
+    const int i0 = max(__float2int_ru(fminf(u0, u1) - plan.halfU), columnLo);
+    const int i1 = min(__float2int_rd(fmaxf(u0, u1) + plan.halfU), columnHi);
+    const int j0 = max(__float2int_ru(fminf(v0, v1) - plan.halfV), rowLo);
+    const int j1 = min(__float2int_rd(fmaxf(v0, v1) + plan.halfV), rowHi);
+    const int width = i1 - i0 + 1;
+    const int count = width > 0 && j1 >= j0 ? width * (j1 - j0 + 1) : 0;
+    const int first = (j0 - rowLo) * columns + (i0 - columnLo);
+    const float4 * line = lines + first;
+    const float * value = weighted + first;
+    const int nextRow = columns - width + 1;
+    // The voxel of corner 0 of the run's first cell (one before the tile along the lane and slow
+    // axes: the padding).
+    float * run = sums + (slice + 1) * SliceStride + lane * LaneStride;
+#pragma unroll 1
+    for (int c = 0, column = 1; c < count; ++c)
+    {
+      const float4 l = __ldg(line);
+      const float sv = __ldg(value);
+      const float pb = AddRn(l.x, MulRn(sf, l.y));
+      const float pc = AddRn(l.z, MulRn(sf, l.w));
+      const float laneCoordinate = LaneIsB ? pb : pc, slowCoordinate = LaneIsB ? pc : pb;
+      const float slowCell = floorf(slowCoordinate);
+      const bool inside = laneCoordinate >= laneCell && laneCoordinate < laneCell1 && slowCell >= firstSlowCell && slowCell <= lastSlowCell;
+      // Every candidate adds (0 when it is not in the run, to a cell of the run): no branch, which a
+      // warp would take whenever one of its lanes has a candidate inside, and the value's read
+      // issued with the line's instead of after the test. The fractions of a sample outside are
+      // finite and multiplied by 0.
+      const float w = inside ? sv : 0.f;
+      const float wl = floorf(fmaf(AddRn(laneCoordinate, -laneCell), 256.f, 0.5f));
+      const float ws = floorf(fmaf(AddRn(slowCoordinate, -slowCell), 256.f, 0.5f));
+      const float vl = 256.f - wl, vs = 256.f - ws;
+      const float vsw = vs * w, wsw = ws * w;
+      float * corner = run + static_cast<int>(fminf(fmaxf(slowCell - firstSlowCell, 0.f), lastIndex)) * SlowStride;
+      corner[0] += vl * vsw;
+      corner[LaneStride] += wl * vsw;
+      corner[SlowStride] += vl * wsw;
+      corner[LaneStride + SlowStride] += wl * wsw;
+      const int advance = column == width ? nextRow : 1;
+      column = column == width ? 1 : column + 1;
+      line += advance;
+      value += advance;
+    }
+  }
+}
+
+/** The runs kernel (GatherRunsAxis()): one block per tile, as Gather<false>, sums with padding. */
+__global__ void
+__launch_bounds__(Threads, 4)
+GatherRuns(const CudaJosephGatherLaunch p)
+{
+  __shared__ float sums[RunsSums]; // 2^16 times the voxels' sums, padded
+  int lo[3], n[3];
+  Tile(p.size, blockIdx.x, blockIdx.y, blockIdx.z, lo, n);
+  const int from[3] = { lo[0] + p.start[0], lo[1] + p.start[1], lo[2] + p.start[2] };
+  for (int v = threadIdx.x; v < RunsSums; v += Threads)
+    sums[v] = 0.f;
+  const JosephGatherPlan * plans =
+    p.plans + (static_cast<long long>(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) * p.count * 3;
+  const long long pixels = static_cast<long long>(p.columns) * p.rows;
+  int previousAxis = -1;
+  for (int m = 0; m < p.count; ++m)
+  {
+    const float4 * lines = p.lines + m * pixels;
+    for (int a = 0; a < 3; ++a)
+    {
+      const JosephGatherPlan plan = plans[m * 3 + a];
+      if (plan.halfU < 0.f || plan.exhaustive != 0)
+        continue;
+      // The warps own slices across a, and the zeroing must be done: another axis gives them other
+      // voxels.
+      if (a != previousAxis)
+        __syncthreads();
+      previousAxis = a;
+      const float * weighted = p.steps + (Pick(p.plane, a) * static_cast<long long>(p.count) + m) * pixels;
+      if (a == 2)
+        GatherRunsAxis<2>(p, plan, lines, weighted, from, n, sums);
+      else if (a == 0)
+        GatherRunsAxis<0>(p, plan, lines, weighted, from, n, sums);
+      else
+        GatherRunsAxis<1>(p, plan, lines, weighted, from, n, sums);
+    }
+  }
+  if (previousAxis < 0)
+    return; // no plan of this tile in front of the source
+  __syncthreads();
+  for (int v = threadIdx.x; v < n[0] * n[1] * n[2]; v += Threads)
+  {
+    const int x = v % n[0], y = v / n[0] % n[1], z = v / n[0] / n[1];
+    p.volume[(static_cast<long long>(lo[2] + z) * p.size[1] + (lo[1] + y)) * p.size[0] + (lo[0] + x)] +=
+      sums[(y + 1) * RunsSlicePitch + (z + 1) * RunsRowPitch + (x + 1)] * (1.f / 65536.f);
+  }
+}
+
 } // namespace
 
 void
@@ -427,6 +580,8 @@ LaunchJosephGather(const CudaJosephGatherLaunch & launch, cudaStream_t stream)
     GatherRecords<4><<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
   else if (launch.kernel == CudaJosephGatherRecordsWide)
     GatherRecords<3><<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
+  else if (launch.kernel == CudaJosephGatherRuns)
+    GatherRuns<<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
   else
     Gather<false><<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
   if (launch.exhaustive)
