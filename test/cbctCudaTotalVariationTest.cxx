@@ -309,7 +309,9 @@ TEST_F(CudaTotalVariation, JosephPairOnTheFewViewScanMatchesCpu)
     const double forward = relative(hax, cpuAx), back = relative(haty, cpuAty);
     std::cout << "Joseph on the few-view scan, CUDA vs CPU: forward (" << (texture ? "texture" : "four voxels") << ") " << forward
               << ", gather adjoint " << back << std::endl;
-    EXPECT_LT(forward, texture ? 1e-5 : 1e-6);
+    // The texture unit's blend is not float-exact (CudaIterative.JosephPairIsAdjointAndMatchesCpu:
+    // 1.7e-4 on random volumes); reading four voxels is the CPU's arithmetic up to summation order.
+    EXPECT_LT(forward, texture ? 5e-4 : 1e-6);
     EXPECT_LT(back, 1e-5);
   }
 }
