@@ -395,8 +395,11 @@ GatherRecords(const CudaJosephGatherLaunch p)
 
 // The runs kernel's sums: the tile's voxels with one voxel of padding on each side of every axis
 // ([y][z][x], x fastest), where corners that fall outside the tile go and are never read.
-constexpr int RunsRowPitch = TileX + 2;                  // 33: lanes along x or along z hit 32 banks
-constexpr int RunsSlicePitch = (TileZ + 2) * RunsRowPitch; // 1089
+// A lane's corners differ from its neighbours' along the lane axis and, by the row each lane is at,
+// along the slow axis: the pitches put lanes along x or z on 32 banks whatever their slow index is
+// when the slow axis is y (a multiple of 32 along y, 33 along z).
+constexpr int RunsRowPitch = TileX + 2;                          // 33
+constexpr int RunsSlicePitch = ((TileZ + 2) * RunsRowPitch + 31) / 32 * 32; // 1120
 constexpr int RunsSums = (TileY + 2) * RunsSlicePitch;
 
 /** The gather of the tiles in front of the source by runs (CudaJosephGatherRuns), for the rays of
