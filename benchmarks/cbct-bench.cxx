@@ -479,13 +479,12 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     A.SetVolumeTexture(true);
     report("joseph-forward", "slices", timeIt([&] { A.Forward(volume.Data(), stack.Data(), subset, n); }));
     report("joseph-back", "gather", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
-    A.SetGatherKernel(cbct::CudaJosephGatherRecordsWide); // the default kernel at 3 blocks per multiprocessor
-    report("joseph-back", "gather-records3", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
-    A.SetGatherKernel(cbct::CudaJosephGatherRuns); // a lane's run of cells at once
-    report("joseph-back", "gather-runs", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
-    A.SetGatherKernel(cbct::CudaJosephGatherTiles); // the first gather kernel, for comparison
-    report("joseph-back", "gather-tiles", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+    // The other gather kernels, for comparison: a box per cell (records) and the first one (tiles).
     A.SetGatherKernel(cbct::CudaJosephGatherRecords);
+    report("joseph-back", "gather-records", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+    A.SetGatherKernel(cbct::CudaJosephGatherTiles);
+    report("joseph-back", "gather-tiles", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+    A.SetGatherKernel(cbct::CudaJosephGatherRuns);
     A.SetAdjoint(cbct::JosephAdjoint::Scatter);
     for (int slab : { 0, 32 })
     {

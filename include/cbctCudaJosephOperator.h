@@ -128,8 +128,8 @@ public:
     return m_Adjoint;
   }
 
-  /** The gather's kernel (CudaJosephGatherRecords, the default, or the first one,
-   * CudaJosephGatherTiles, kept for comparison): both give the same adjoint up to float rounding. */
+  /** The gather's kernel (CudaJosephGatherRuns, the default; CudaJosephGatherRecords; the first one,
+   * CudaJosephGatherTiles, kept for comparison): all give the same adjoint up to float rounding. */
   void
   SetGatherKernel(CudaJosephGatherKernel kernel)
   {
@@ -247,7 +247,7 @@ private:
   bool m_Parallel = false;
   int m_GatherStart[3] = { 0, 0, 0 }; ///< the volume's first voxel in its index space (a slab's is not 0)
   JosephAdjoint m_Adjoint = JosephAdjoint::Gather;
-  CudaJosephGatherKernel m_GatherKernel = CudaJosephGatherRecords;
+  CudaJosephGatherKernel m_GatherKernel = CudaJosephGatherRuns;
   bool m_VolumeTexture = true;
   int m_Slab = 32; // measured on an H100 (benchmarks/README.md): 1.5 s instead of 2.6 s for problem S
 };

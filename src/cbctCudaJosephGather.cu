@@ -343,12 +343,11 @@ GatherRecordsAxis(const CudaJosephGatherLaunch & p, const JosephGatherPlan & pla
   }
 }
 
-/** The records kernel (GatherRecordsAxis()): one block per tile, as Gather<false>, at least
- * MinBlocks blocks per multiprocessor (4: 64 registers, CudaJosephGatherRecords; 3: 85 registers and
- * fewer recomputed addresses, CudaJosephGatherRecordsWide). */
-template <int MinBlocks>
+/** The records kernel (GatherRecordsAxis()): one block per tile, as Gather<false>; four blocks per
+ * multiprocessor (64 registers: on problem S on an H100, 0.291 s against 0.312 s with three blocks and
+ * the 85 registers that allows). */
 __global__ void
-__launch_bounds__(Threads, MinBlocks)
+__launch_bounds__(Threads, 4)
 GatherRecords(const CudaJosephGatherLaunch p)
 {
   __shared__ float sums[TileY * SlicePitch]; // 2^16 times the voxels' sums
@@ -411,8 +410,10 @@ constexpr int RunsSums = (TileY + 2) * RunsSlicePitch;
  * each tested with JosephCellWeights()'s test (its lane coordinate in the lane's cell, its slow
  * coordinate in the run: the cell is the floor of each) and quantised fractions; its four weighted
  * values go straight to the four voxels of its cell in `sums` (2^16 times the sums; a candidate
- * outside the run adds 0), where lanes of one instruction write different voxels (they differ along
- * the lane axis) and warps own their slices, so no atomics and no exchange between lanes. Compared with a box per cell: one box per run
+ * outside the run adds 0): first the two on the lane's own line along the slow axis, then, after a
+ * __syncwarp(), the two on the next lane's (where that lane has just added its own), so that lanes
+ * of one instruction write different voxels; warps own their slices: no atomics and no exchange of
+ * values between lanes. Compared with a box per cell: one box per run
  * instead of nine, and a row of pixels that straddles two cells is read once. */
 template <int A>
 __device__ inline void
@@ -428,8 +429,7 @@ GatherRunsAxis(const CudaJosephGatherLaunch & p, const JosephGatherPlan & plan, 
   const int rowLo = p.firstRow, rowHi = p.firstRow + p.rows - 1;
   const int columns = p.columns;
   const int laneCells = n[LaneAxis] + 1, slowCells = n[SlowAxis], slices = n[A];
-  if (lane >= laneCells)
-    return; // no cell (a partial tile); no lane waits for another in this kernel
+  const bool laneWorks = lane < laneCells; // a partial tile's lanes past it have no cell (and add 0)
   const float laneCell = static_cast<float>(from[LaneAxis] - 1 + lane), laneCell1 = laneCell + 1.f;
   const float firstSlowCell = static_cast<float>(from[SlowAxis] - 1);
   const float lastSlowCell = static_cast<float>(from[SlowAxis] + slowCells - 1);
@@ -461,7 +461,7 @@ GatherRunsAxis(const CudaJosephGatherLaunch & p, const JosephGatherPlan & plan, 
     const int j0 = max(__float2int_ru(fminf(v0, v1) - plan.halfV), rowLo);
     const int j1 = min(__float2int_rd(fmaxf(v0, v1) + plan.halfV), rowHi);
     const int width = i1 - i0 + 1;
-    const int count = width > 0 && j1 >= j0 ? width * (j1 - j0 + 1) : 0;
+    const int count = laneWorks && width > 0 && j1 >= j0 ? width * (j1 - j0 + 1) : 0;
     const int first = (j0 - rowLo) * columns + (i0 - columnLo);
     const float4 * line = lines + first;
     const float * value = weighted + first;
@@ -469,11 +469,17 @@ GatherRunsAxis(const CudaJosephGatherLaunch & p, const JosephGatherPlan & plan, 
     // The voxel of corner 0 of the run's first cell (one before the tile along the lane and slow
     // axes: the padding).
     float * run = sums + (slice + 1) * SliceStride + lane * LaneStride;
+    // Every lane runs the warp's largest count (those past their own add 0), so that the lanes meet
+    // at the __syncwarp()s below: the corners along the lane axis of lane L are the voxels of lane
+    // L + 1's cell, so a round adds the corners of each lane's own voxels, then (the warp's writes
+    // seen) those of its neighbour's.
+    const int rounds = __reduce_max_sync(0xffffffffu, count);
 #pragma unroll 1
-    for (int c = 0, column = 1; c < count; ++c)
+    for (int c = 0, column = 1; c < rounds; ++c)
     {
-      const float4 l = __ldg(line);
-      const float sv = __ldg(value);
+      const bool active = c < count;
+      const float4 l = active ? __ldg(line) : make_float4(0.f, 0.f, 0.f, 0.f);
+      const float sv = active ? __ldg(value) : 0.f;
       const float pb = AddRn(l.x, MulRn(sf, l.y));
       const float pc = AddRn(l.z, MulRn(sf, l.w));
       const float laneCoordinate = LaneIsB ? pb : pc, slowCoordinate = LaneIsB ? pc : pb;
@@ -483,17 +489,19 @@ GatherRunsAxis(const CudaJosephGatherLaunch & p, const JosephGatherPlan & plan, 
       // warp would take whenever one of its lanes has a candidate inside, and the value's read
       // issued with the line's instead of after the test. The fractions of a sample outside are
       // finite and multiplied by 0.
-      const float w = inside ? sv : 0.f;
+      const float w = inside && active ? sv : 0.f;
       const float wl = floorf(fmaf(AddRn(laneCoordinate, -laneCell), 256.f, 0.5f));
       const float ws = floorf(fmaf(AddRn(slowCoordinate, -slowCell), 256.f, 0.5f));
       const float vl = 256.f - wl, vs = 256.f - ws;
       const float vsw = vs * w, wsw = ws * w;
       float * corner = run + static_cast<int>(fminf(fmaxf(slowCell - firstSlowCell, 0.f), lastIndex)) * SlowStride;
       corner[0] += vl * vsw;
-      corner[LaneStride] += wl * vsw;
       corner[SlowStride] += vl * wsw;
+      __syncwarp();
+      corner[LaneStride] += wl * vsw;
       corner[LaneStride + SlowStride] += wl * wsw;
-      const int advance = column == width ? nextRow : 1;
+      __syncwarp();
+      const int advance = active ? (column == width ? nextRow : 1) : 0;
       column = column == width ? 1 : column + 1;
       line += advance;
       value += advance;
@@ -580,9 +588,7 @@ LaunchJosephGather(const CudaJosephGatherLaunch & launch, cudaStream_t stream)
   int tiles[3];
   JosephGatherTiles(launch.size, tiles);
   if (launch.kernel == CudaJosephGatherRecords)
-    GatherRecords<4><<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
-  else if (launch.kernel == CudaJosephGatherRecordsWide)
-    GatherRecords<3><<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
+    GatherRecords<<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
   else if (launch.kernel == CudaJosephGatherRuns)
     GatherRuns<<<dim3(tiles[0], tiles[1], tiles[2]), Threads, 0, stream>>>(launch);
   else
