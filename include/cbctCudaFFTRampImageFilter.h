@@ -10,12 +10,6 @@
 namespace cbct
 {
 
-/** Whether CudaFDKConeBeamReconstructionFilter applies the ramp filter's TruncationCorrection and
- * HannCutFrequencyY in its fused path (it must call LaunchTruncationExtension() and
- * LaunchCropSmoothColumns(), cbctCudaRampExtensions.hcu, as CudaFFTRampImageFilter does). Until it
- * does, cbct-fdk and Python run FDK on the CPU when they are asked for. */
-inline constexpr bool CudaFDKAppliesRampExtensions = false;
-
 /** \class CudaRampFilterPlan
  * \brief Batched double-precision cuFFT plans (D2Z and Z2D) for rows of one padded length, kept while the length and
  * batch hold, with their work buffers; shared by the CUDA ramp filter and the CUDA FDK.
