@@ -481,6 +481,12 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
     A.SetVolumeTexture(true);
     report("joseph-forward", "slices", timeIt([&] { A.Forward(volume.Data(), stack.Data(), subset, n); }));
     report("joseph-back", "gather", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+    // The other gather kernels, for comparison: a box per cell (records) and the first one (tiles).
+    A.SetGatherKernel(cbct::CudaJosephGatherRecords);
+    report("joseph-back", "gather-records", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+    A.SetGatherKernel(cbct::CudaJosephGatherTiles);
+    report("joseph-back", "gather-tiles", timeIt([&] { A.Back(stack.Data(), volume.Data(), subset, n, false); }));
+    A.SetGatherKernel(cbct::CudaJosephGatherRuns);
     A.SetAdjoint(cbct::JosephAdjoint::Scatter);
     for (int slab : { 0, 32 })
     {

@@ -7,7 +7,7 @@
 // --step) and the hardware (--hardware cpu or cuda). Each app adds its method's own options (SART:
 // --lambda, --nprojpersubset, --positivity, --bp; OSEM: --nprojpersubset, --bp, and the emission model
 // --attenuation, --psf; ASD-POCS, TIGRE's: SART's with --lambda-red, --no-positivity, --alpha,
-// --alpha-red, --ratio, --tviter, --maxl2err; ADMM-TV, RTK's: --alpha, --beta, --CGiter). CGLS and
+// --alpha-red, --ratio, --tviter, --maxl2err, --tv-epsilon; ADMM-TV, RTK's: --alpha, --beta, --CGiter). CGLS and
 // ADMM-TV have no --bp: they need the forward projector's exact adjoint.
 #include "cbctAppRanks.h"
 #include "cbctAppSupport.h"
@@ -85,6 +85,7 @@ struct IterativeOptions
   double ratio = 0.95;
   long long tvIterations = 20;
   double maxL2Error = 0.;
+  double tvEpsilon = 1e-8;
   double beta = 1.;
   long long cgIterations = 5;
   std::string fp = "joseph";
@@ -364,6 +365,8 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
       Bad("--tviter", o.tvIterations, "an integer >= 0");
     if (!std::isfinite(o.maxL2Error) || !(o.maxL2Error >= 0.))
       Bad("--maxl2err", o.maxL2Error, "a finite value >= 0 (0: no residual check)");
+    if (!std::isfinite(o.tvEpsilon) || !(o.tvEpsilon >= 0.))
+      Bad("--tv-epsilon", o.tvEpsilon, "a finite value >= 0 (per mm)");
   }
   if (method == IterativeMethod::ADMMTV)
   {
@@ -459,6 +462,10 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     app.add_option("--maxl2err", o.maxL2Error, "Data residual |Ax - p| below which the TV step is no longer reduced (0: no "
                                               "check, and no extra forward projection)")
       ->capture_default_str();
+    app.add_option("--tv-epsilon", o.tvEpsilon,
+                   "Smoothing of the total variation whose gradient the TV steps follow, per mm (TIGRE's 1e-8 by default; "
+                   "0.01 makes the result independent of the hardware's rounding, see README)")
+      ->capture_default_str();
   }
   else if (method == IterativeMethod::ADMMTV)
   {
@@ -519,6 +526,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     slicer["--ratio"] = SlicerRange("Total variation", "0.1", "2", "0.05");
     slicer["--tviter"] = SlicerRange("Total variation", "0", "200", "1");
     slicer["--maxl2err"] = SlicerRange("Total variation", "0", "1e9", "1");
+    slicer["--tv-epsilon"] = SlicerRange("Total variation", "0", "1", "0.001");
   }
   if (method == IterativeMethod::ADMMTV)
   {
@@ -619,6 +627,7 @@ MakeIterativeFilter(const IterativeOptions & o, IterativeMethod method, std::fun
     asd->SetRatioMax(o.ratio);
     asd->SetNumberOfTVIterations(static_cast<unsigned int>(o.tvIterations));
     asd->SetDataTolerance(o.maxL2Error);
+    asd->SetEpsilon(o.tvEpsilon);
     iterationNote = [p = asd.GetPointer()] {
       std::ostringstream note;
       note << ", TV step " << p->GetTVStepSizes().back();

@@ -76,12 +76,10 @@ protected:
   GenerateData() override
   {
     const TImage * projections = this->GetInput(1);
-    TImage * output = this->AllocateOutputFromInput0();
-    CpuReconstructionBackend backend(this->MakeOperator(output, projections), MakeTVGrid(output), this->GetGeometry()->GetNumberOfProjections());
-    CpuReconstructionBackend::Vector x(backend.Voxels()), measured(backend.Pixels());
-    backend.Upload(output->GetBufferPointer(), x, backend.Voxels());
-    backend.Upload(projections->GetBufferPointer(), measured, backend.Pixels());
-    this->Reconstruct(backend, x, measured, [&] { backend.Download(x, output->GetBufferPointer(), backend.Voxels()); }, true);
+    CpuReconstructionBackend::Run(
+      this->GetInput(0), projections, this->GetOutput(), this->GetGeometry()->GetNumberOfProjections(),
+      [&](const TImage * output) { return this->MakeOperator(output, projections); },
+      [this](auto &&... arguments) { this->Reconstruct(arguments...); });
   }
 
   /** The method on `backend` (CPU or CUDA), from x (the initial volume) and the measured projections

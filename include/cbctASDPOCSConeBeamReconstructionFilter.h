@@ -77,6 +77,24 @@ public:
     return m_TVStepSizes;
   }
 
+  /** ASD-POCS's second part on `backend` (CPU or CUDA): `count` steps down the gradient g of TV_eps,
+   * x -= step g / |g| (|g| in L2), stopping where g vanishes; `gradient` is scratch. Public so that
+   * the steps can be checked alone, on either backend, from the same volume. */
+  template <typename TBackend>
+  static void
+  TotalVariationSteps(TBackend & backend, typename TBackend::Vector & x, typename TBackend::Vector & gradient, double step,
+                      unsigned int count, double epsilon)
+  {
+    for (unsigned int t = 0; t < count; ++t)
+    {
+      backend.TV().Derivative(TBackend::Data(x), TBackend::Data(gradient), epsilon);
+      const double norm = std::sqrt(backend.SquaredNorm(gradient));
+      if (!(norm > 0.))
+        break;
+      backend.Axpy(-step / norm, gradient, x);
+    }
+  }
+
 protected:
   ASDPOCSConeBeamReconstructionFilter() = default;
   ~ASDPOCSConeBeamReconstructionFilter() override = default;
@@ -108,12 +126,10 @@ protected:
   GenerateData() override
   {
     const TImage * projections = this->GetInput(1);
-    TImage * output = this->AllocateOutputFromInput0();
-    CpuReconstructionBackend backend(this->MakeOperator(output, projections), MakeTVGrid(output), this->GetGeometry()->GetNumberOfProjections());
-    CpuReconstructionBackend::Vector x(backend.Voxels()), measured(backend.Pixels());
-    backend.Upload(output->GetBufferPointer(), x, backend.Voxels());
-    backend.Upload(projections->GetBufferPointer(), measured, backend.Pixels());
-    this->Reconstruct(backend, x, measured, [&] { backend.Download(x, output->GetBufferPointer(), backend.Voxels()); }, true);
+    CpuReconstructionBackend::Run(
+      this->GetInput(0), projections, this->GetOutput(), this->GetGeometry()->GetNumberOfProjections(),
+      [&](const TImage * output) { return this->MakeOperator(output, projections); },
+      [this](auto &&... arguments) { this->Reconstruct(arguments...); });
   }
 
   /** The method on `backend` (CPU or CUDA), from x (the initial volume) and the measured projections;
@@ -178,14 +194,7 @@ protected:
 
       // 2. Steepest descent on the total variation, normalised steps of `step`.
       backend.Copy(x, before);
-      for (unsigned int t = 0; t < m_NumberOfTVIterations; ++t)
-      {
-        backend.TV().Derivative(TBackend::Data(x), TBackend::Data(gradient), m_Epsilon);
-        const double norm = std::sqrt(backend.SquaredNorm(gradient));
-        if (!(norm > 0.))
-          break;
-        backend.Axpy(-step / norm, gradient, x);
-      }
+      TotalVariationSteps(backend, x, gradient, step, m_NumberOfTVIterations, m_Epsilon);
       backend.Xpby(x, -1., before);
       const double tvStep = std::sqrt(backend.SquaredNorm(before));
 

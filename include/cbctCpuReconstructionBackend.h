@@ -167,6 +167,25 @@ public:
     return m_TV;
   }
 
+  /** What the CPU total-variation filters' GenerateData() share (CudaReconstructionBackend::Run() is
+   * its GPU twin): allocates `output` (its requested region), sets a backend up on its grid with the
+   * projector pair makeOperator(output) for `count` projections, x = the initial volume and the
+   * measured projections, then runs method(backend, x, measured, current, true); current() puts x in
+   * the output (a copy in memory: at every iteration). */
+  template <typename TImage, typename TMakeOperator, typename TMethod>
+  static void
+  Run(const TImage * initial, const TImage * projections, TImage * output, unsigned int count, TMakeOperator && makeOperator,
+      TMethod && method)
+  {
+    output->SetBufferedRegion(output->GetRequestedRegion());
+    output->Allocate();
+    CpuReconstructionBackend backend(makeOperator(static_cast<const TImage *>(output)), MakeTVGrid(output), count);
+    Vector x(backend.Voxels()), measured(backend.Pixels());
+    backend.Upload(initial->GetBufferPointer(), x, backend.Voxels());
+    backend.Upload(projections->GetBufferPointer(), measured, backend.Pixels());
+    method(backend, x, measured, [&] { backend.Download(x, output->GetBufferPointer(), backend.Voxels()); }, true);
+  }
+
 private:
   template <typename F>
   static void

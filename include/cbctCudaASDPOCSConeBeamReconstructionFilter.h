@@ -33,18 +33,13 @@ protected:
   void
   GenerateData() override
   {
-    const TImage * initial = this->GetInput(0);
     const TImage * projections = this->GetInput(1);
-    TImage * output = this->GetOutput();
-    output->SetBufferedRegion(output->GetRequestedRegion());
-    output->Allocate(); // the initial volume is uploaded below, not copied on the host
-    CudaReconstructionBackend backend(MakeCudaProjectorOperator(this->GetForwardProjector(), this->GetBackProjector(),
-                                                                this->RayCastStepFor(output), output, projections, this->GetGeometry()),
-                                      MakeTVGrid(output), this->GetGeometry()->GetNumberOfProjections());
-    CudaReconstructionBackend::Vector x(backend.Voxels()), measured(backend.Pixels());
-    backend.Upload(initial->GetBufferPointer(), x, backend.Voxels());
-    backend.Upload(projections->GetBufferPointer(), measured, backend.Pixels());
-    this->Reconstruct(backend, x, measured, [&] { backend.Download(x, output->GetBufferPointer(), backend.Voxels()); }, false);
+    CudaReconstructionBackend::Run(this->GetInput(0), projections, this->GetOutput(), this->GetGeometry()->GetNumberOfProjections(),
+                                   [&](const TImage * output) {
+                                     return MakeCudaProjectorOperator(this->GetForwardProjector(), this->GetBackProjector(),
+                                                                      this->RayCastStepFor(output), output, projections, this->GetGeometry());
+                                   },
+                                   [this](auto &&... arguments) { this->Reconstruct(arguments...); });
   }
 };
 

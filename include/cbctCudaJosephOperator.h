@@ -128,6 +128,19 @@ public:
     return m_Adjoint;
   }
 
+  /** The gather's kernel (CudaJosephGatherRuns, the default; CudaJosephGatherRecords; the first one,
+   * CudaJosephGatherTiles, kept for comparison): all give the same adjoint up to float rounding. */
+  void
+  SetGatherKernel(CudaJosephGatherKernel kernel)
+  {
+    m_GatherKernel = kernel;
+  }
+  CudaJosephGatherKernel
+  GetGatherKernel() const
+  {
+    return m_GatherKernel;
+  }
+
   /** Projections whose rays the gather sets up at a time: at most CudaJosephGatherBatch, and fewer
    * when their rays (16 bytes per pixel and 4 per pixel and axis) and the tiles' plans (3 per tile)
    * would pass `bytes`. */
@@ -186,6 +199,7 @@ private:
     launch.steps = m_Steps.Data();
     launch.plans = m_Plans.Data();
     launch.exhaustive = m_ReachesSource ? 1 : 0;
+    launch.kernel = m_GatherKernel;
     for (launch.first = 0; launch.first < count; launch.first += batch)
     {
       launch.count = std::min(batch, count - launch.first);
@@ -233,6 +247,7 @@ private:
   bool m_Parallel = false;
   int m_GatherStart[3] = { 0, 0, 0 }; ///< the volume's first voxel in its index space (a slab's is not 0)
   JosephAdjoint m_Adjoint = JosephAdjoint::Gather;
+  CudaJosephGatherKernel m_GatherKernel = CudaJosephGatherRuns;
   bool m_VolumeTexture = true;
   int m_Slab = 32; // measured on an H100 (benchmarks/README.md): 1.5 s instead of 2.6 s for problem S
 };

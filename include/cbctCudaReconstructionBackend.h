@@ -161,6 +161,26 @@ public:
     return m_TV;
   }
 
+  /** CpuReconstructionBackend::Run() on the GPU, for the CUDA total-variation filters' GenerateData():
+   * allocates `output` (its requested region; the initial volume is uploaded, not copied on the
+   * host), sets a backend up on its grid with the projector pair makeOperator(output) for `count`
+   * projections, uploads x = the initial volume and the measured projections, then runs
+   * method(backend, x, measured, current, false); current() downloads x into the output (only for
+   * observers and at the end). */
+  template <typename TImage, typename TMakeOperator, typename TMethod>
+  static void
+  Run(const TImage * initial, const TImage * projections, TImage * output, unsigned int count, TMakeOperator && makeOperator,
+      TMethod && method)
+  {
+    output->SetBufferedRegion(output->GetRequestedRegion());
+    output->Allocate();
+    CudaReconstructionBackend backend(makeOperator(static_cast<const TImage *>(output)), MakeTVGrid(output), count);
+    Vector x(backend.Voxels()), measured(backend.Pixels());
+    backend.Upload(initial->GetBufferPointer(), x, backend.Voxels());
+    backend.Upload(projections->GetBufferPointer(), measured, backend.Pixels());
+    method(backend, x, measured, [&] { backend.Download(x, output->GetBufferPointer(), backend.Voxels()); }, false);
+  }
+
 private:
   static long long
   Length(const Vector & v)

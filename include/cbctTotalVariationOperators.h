@@ -76,8 +76,7 @@ public:
   Divergence(const float * const p[3], float * out, float scale, const float * offset = nullptr, float offsetScale = 0.f) const
   {
     this->ForEachVoxel([&](int X, int Y, int Z, long long v) {
-      const float divergence = scale * TVDivergence(p[0], p[1], p[2], m_Grid, X, Y, Z);
-      out[v] = offset ? divergence + offsetScale * offset[v] : divergence;
+      out[v] = TVScaledDivergence(p[0], p[1], p[2], m_Grid, X, Y, Z, scale, offset, offsetScale);
     });
   }
 
@@ -85,29 +84,14 @@ public:
   void
   ChambolleStep(const float * z, float * const p[3], float tau) const
   {
-    this->ForEachVoxel([&](int X, int Y, int Z, long long v) {
-      float w[3];
-      TVForwardDifferences(z, m_Grid, X, Y, Z, w);
-      const float denominator = 1.f + tau * std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-      for (int d = 0; d < 3; ++d)
-        p[d][v] = (p[d][v] + tau * w[d]) / denominator;
-    });
+    this->ForEachVoxel([&](int X, int Y, int Z, long long) { TVChambolleStep(z, p[0], p[1], p[2], m_Grid, tau, X, Y, Z); });
   }
 
   /** ADMM's shrinkage with q = D x: w = q - d, g = w shrunk by t (TVShrink()), d = g - w. */
   void
   ShrinkStep(const float * const q[3], float * const g[3], float * const d[3], float t) const
   {
-    this->ForEachVoxel([&](int, int, int, long long v) {
-      float w[3] = { q[0][v] - d[0][v], q[1][v] - d[1][v], q[2][v] - d[2][v] };
-      float shrunk[3] = { w[0], w[1], w[2] };
-      TVShrink(shrunk, t);
-      for (int c = 0; c < 3; ++c)
-      {
-        g[c][v] = shrunk[c];
-        d[c][v] = shrunk[c] - w[c];
-      }
-    });
+    this->ForEachVoxel([&](int, int, int, long long v) { TVShrinkStep(q, g, d, t, v); });
   }
 
   /** TV_eps(x) = sum sqrt(eps^2 + |D x|^2), in double (objectives and tests). */

@@ -56,8 +56,7 @@ Divergence(const float * p0, const float * p1, const float * p2, float * out, co
   long long v;
   if (!Voxel(g, X, Y, Z, v))
     return;
-  const float divergence = scale * TVDivergence(p0, p1, p2, g, X, Y, Z);
-  out[v] = offset ? divergence + offsetScale * offset[v] : divergence;
+  out[v] = TVScaledDivergence(p0, p1, p2, g, X, Y, Z, scale, offset, offsetScale);
 }
 
 __global__ void
@@ -67,12 +66,7 @@ ChambolleStep(const float * z, float * p0, float * p1, float * p2, const TVGrid 
   long long v;
   if (!Voxel(g, X, Y, Z, v))
     return;
-  float w[3];
-  TVForwardDifferences(z, g, X, Y, Z, w);
-  const float denominator = 1.f + tau * sqrtf(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-  p0[v] = (p0[v] + tau * w[0]) / denominator;
-  p1[v] = (p1[v] + tau * w[1]) / denominator;
-  p2[v] = (p2[v] + tau * w[2]) / denominator;
+  TVChambolleStep(z, p0, p1, p2, g, tau, X, Y, Z);
 }
 
 __global__ void
@@ -80,16 +74,7 @@ ShrinkStep(const CudaShrinkLaunch p)
 {
   for (long long v = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; v < p.voxels;
        v += static_cast<long long>(gridDim.x) * blockDim.x)
-  {
-    float w[3] = { p.q[0][v] - p.d[0][v], p.q[1][v] - p.d[1][v], p.q[2][v] - p.d[2][v] };
-    float shrunk[3] = { w[0], w[1], w[2] };
-    TVShrink(shrunk, p.threshold);
-    for (int c = 0; c < 3; ++c)
-    {
-      p.g[c][v] = shrunk[c];
-      p.d[c][v] = shrunk[c] - w[c];
-    }
-  }
+    TVShrinkStep(p.q, p.g, p.d, p.threshold, v);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
-// The exact adjoint of Joseph's projector as a gather on the GPU (CudaJosephOperator's default):
-// adjoint to the forward projector, equal to the scatter with atomics and to the CPU's gather, on the
-// cases of the CPU suite (cbctJosephGatherTest), a slab of a volume among them. Skips without a device.
+// The exact adjoint of Joseph's projector as a gather on the GPU (CudaJosephOperator's default), each
+// of its kernels: adjoint to the forward projector, equal to the scatter with atomics and to the CPU's
+// gather, on the cases of the CPU suite (cbctJosephGatherTest), a slab of a volume among them. Skips
+// without a device.
 #include "cbctCudaDevice.h"
 #include "cbctCudaJosephOperator.h"
 #include "cbctIterativeTestHelpers.h"
@@ -90,22 +91,32 @@ Check(const ImageType * volume, const ImageType * projections, const ThreeDCircu
   ASSERT_EQ(cudaMemcpy(dy.Data(), y->GetBufferPointer(), pixels * 4, cudaMemcpyHostToDevice), cudaSuccess);
   auto * subset = A.Subset(all);
   A.Forward(dx.Data(), ax.Data(), subset, static_cast<int>(count));
-  A.Back(dy.Data(), gathered.Data(), subset, static_cast<int>(count), false);
   A.SetAdjoint(JosephAdjoint::Scatter);
   A.Back(dy.Data(), scattered.Data(), subset, static_cast<int>(count), false);
-  const auto hax = Download(ax, pixels), hg = Download(gathered, voxels), hs = Download(scattered, voxels);
-  double axy = 0., xaty = 0.;
+  A.SetAdjoint(JosephAdjoint::Gather);
+  const auto hax = Download(ax, pixels), hs = Download(scattered, voxels);
+  double axy = 0.;
   for (std::size_t i = 0; i < pixels; ++i)
     axy += static_cast<double>(hax[i]) * y->GetBufferPointer()[i];
-  for (std::size_t i = 0; i < voxels; ++i)
-    xaty += static_cast<double>(x->GetBufferPointer()[i]) * hg[i];
-  const double adjoint = std::fabs(axy - xaty) / std::fabs(axy);
-  const double versusScatter = Relative(hg, hs.data()), versusCpu = Relative(hg, cpuBack->GetBufferPointer());
-  std::cout << what << ": CUDA gather |<Ax, y> - <x, A^T y>| / <Ax, y> = " << adjoint << ", vs CUDA scatter " << versusScatter
-            << ", vs CPU gather " << versusCpu << std::endl;
-  EXPECT_LT(adjoint, 1e-5) << what;
-  EXPECT_LT(versusScatter, 1e-5) << what;
-  EXPECT_LT(versusCpu, 1e-5) << what;
+  // Each gather kernel: the default (runs), records and the first one (tiles).
+  for (CudaJosephGatherKernel kernel : { CudaJosephGatherRuns, CudaJosephGatherRecords, CudaJosephGatherTiles })
+  {
+    A.SetGatherKernel(kernel);
+    A.Back(dy.Data(), gathered.Data(), subset, static_cast<int>(count), false);
+    const auto hg = Download(gathered, voxels);
+    double xaty = 0.;
+    for (std::size_t i = 0; i < voxels; ++i)
+      xaty += static_cast<double>(x->GetBufferPointer()[i]) * hg[i];
+    const double adjoint = std::fabs(axy - xaty) / std::fabs(axy);
+    const double versusScatter = Relative(hg, hs.data()), versusCpu = Relative(hg, cpuBack->GetBufferPointer());
+    const char * names[] = { ", tiles kernel", ", records kernel", ", runs kernel" };
+    const std::string name = what + names[kernel];
+    std::cout << name << ": CUDA gather |<Ax, y> - <x, A^T y>| / <Ax, y> = " << adjoint << ", vs CUDA scatter " << versusScatter
+              << ", vs CPU gather " << versusCpu << std::endl;
+    EXPECT_LT(adjoint, 1e-5) << name;
+    EXPECT_LT(versusScatter, 1e-5) << name;
+    EXPECT_LT(versusCpu, 1e-5) << name;
+  }
 }
 } // namespace
 

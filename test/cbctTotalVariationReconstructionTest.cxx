@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <iostream>
+#include <random>
 
 using namespace cbct;
 using namespace cbct::test;
@@ -60,6 +61,61 @@ TEST(ASDPOCS, WithoutTotalVariationStepsItIsOsSartBitForBit)
   EXPECT_TRUE(AllFinite(asd->GetOutput()));
   EXPECT_EQ(std::memcmp(asd->GetOutput()->GetBufferPointer(), sart->GetOutput()->GetBufferPointer(), n * sizeof(float)), 0);
   EXPECT_GT(Dot(asd->GetOutput(), asd->GetOutput()), 0.);
+}
+
+namespace
+{
+/** `image` with each value scaled by 1 + relative u, u uniform in [-1, 1]: a perturbation of the size
+ * of float rounding (relative 1e-7), as two correct implementations of the same arithmetic in
+ * another order (the GPU's texture unit, another summation order) produce. */
+ImageType::Pointer
+Perturbed(const ImageType * image, double relative, unsigned int seed)
+{
+  auto out = Copy<ImageType>(image);
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<double> uniform(-1., 1.);
+  float * o = out->GetBufferPointer();
+  for (std::size_t i = 0; i < out->GetBufferedRegion().GetNumberOfPixels(); ++i)
+    o[i] = static_cast<float>(o[i] * (1. + relative * uniform(generator)));
+  return out;
+}
+} // namespace
+
+TEST(ASDPOCS, TotalVariationStepsWithATinyEpsilonAmplifyRounding)
+{
+  // Why CUDA and CPU ASD-POCS differ by 2e-3 after three iterations with TIGRE's eps (1e-8 per mm)
+  // although their OS-SART passes and their TV steps agree (CudaTotalVariation tests): with so small
+  // an eps the TV derivative is the sign of the differences between neighbours wherever they are
+  // above 1e-8, so in flat regions it follows the last bits of the volume, and each normalised step
+  // (x -= step g / |g|) moves those voxels by a sizeable share of the step. The CPU alone shows it:
+  // projections perturbed by float rounding (relative 1e-7) move the OS-SART passes by 1e-7 but the
+  // whole method by ~2e-3. With eps 0.01 per mm the TV derivative is smooth at that scale and the
+  // method is as well conditioned as its passes. So the CUDA test of the method against the CPU holds
+  // DESIGN.md's 1e-4 with eps 0.01, and with eps 1e-8 it can only be held to the CPU's own spread.
+  FewViews scan;
+  const auto perturbed = Perturbed(scan.projections, 1e-7, 3);
+  auto run = [&](const ImageType * projections, unsigned int tvSteps, double epsilon) {
+    auto asd = Prepare<ASDPOCSConeBeamReconstructionFilter<ImageType>>(scan, 3);
+    asd->SetProjections(projections);
+    asd->SetNumberOfProjectionsPerSubset(5);
+    asd->SetLambda(0.8);
+    asd->SetAlpha(0.05);
+    asd->SetNumberOfTVIterations(tvSteps);
+    asd->SetEpsilon(epsilon);
+    asd->Update();
+    ImageType::Pointer out = asd->GetOutput();
+    out->DisconnectPipeline();
+    return out;
+  };
+  auto spread = [&](unsigned int tvSteps, double epsilon) {
+    const double difference = RelativeDifference(run(perturbed, tvSteps, epsilon), run(scan.projections, tvSteps, epsilon));
+    std::cout << "ASD-POCS, " << tvSteps << " TV steps, eps " << epsilon << ": projections perturbed by 1e-7 move the result by "
+              << difference << std::endl;
+    return difference;
+  };
+  EXPECT_LT(spread(0, 1e-8), 1e-6);  // the passes alone: measured 7.7e-8
+  EXPECT_GT(spread(20, 1e-8), 2e-4); // measured 1.9e-3
+  EXPECT_LT(spread(20, 1e-2), 5e-5); // measured 8.1e-6
 }
 
 TEST(ASDPOCS, ReconstructsFewViews)

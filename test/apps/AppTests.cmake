@@ -239,6 +239,7 @@ cbct_bad_input_test(asdpocs_lambda_red cbct-asdpocs "--lambda-red is 0. expected
 cbct_bad_input_test(asdpocs_ratio cbct-asdpocs "--ratio is 0. expected a finite value > 0" ${recon_inputs} --ratio 0)
 cbct_bad_input_test(asdpocs_tviter cbct-asdpocs "--tviter is -2. expected an integer >= 0" ${recon_inputs} --tviter -2)
 cbct_bad_input_test(asdpocs_maxl2err cbct-asdpocs "--maxl2err is -1. expected a finite value >= 0" ${recon_inputs} --maxl2err -1)
+cbct_bad_input_test(asdpocs_tv_epsilon cbct-asdpocs "--tv-epsilon is -1. expected a finite value >= 0" ${recon_inputs} --tv-epsilon -1)
 cbct_bad_input_test(asdpocs_nprojpersubset cbct-asdpocs
   "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
   ${recon_inputs} --nprojpersubset 11)

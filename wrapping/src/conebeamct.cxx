@@ -609,7 +609,8 @@ py::tuple
 AsdPocs(const FloatArray & projections, const Triple & projectionSpacing, const Triple & projectionOrigin,
         const GeometryHandle & geometry, const IterativeGrid & grid, unsigned int iterations, double lambda,
         double lambdaReduction, unsigned int projectionsPerSubset, bool positivity, double alpha, double alphaReduction,
-        double ratio, unsigned int tvIterations, double maxL2Error, const std::string & hardware, const py::object & progress)
+        double ratio, unsigned int tvIterations, double maxL2Error, double epsilon, const std::string & hardware,
+        const py::object & progress)
 {
   using Cpu = cbct::ASDPOCSConeBeamReconstructionFilter<ImageType>;
 #if CBCT_PY_WITH_CUDA
@@ -628,6 +629,7 @@ AsdPocs(const FloatArray & projections, const Triple & projectionSpacing, const 
   filter->SetRatioMax(ratio);
   filter->SetNumberOfTVIterations(tvIterations);
   filter->SetDataTolerance(maxL2Error);
+  filter->SetEpsilon(epsilon);
   py::tuple result = RunIterative(filter, projections, projectionSpacing, projectionOrigin, geometry, grid, iterations, used, progress);
   py::dict info = result[1];
   info["tv_steps"] = filter->GetTVStepSizes();
@@ -956,7 +958,7 @@ then every projection must be: sid is then the detector's distance from the rota
   m.def("_asd_pocs", &AsdPocs, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
         py::arg("geometry"), py::arg("grid"), py::arg("niterations"), py::arg("lambda_"), py::arg("lambda_red"),
         py::arg("nprojpersubset"), py::arg("positivity"), py::arg("alpha"), py::arg("alpha_red"), py::arg("ratio"),
-        py::arg("tviter"), py::arg("maxl2err"), py::arg("hardware"), py::arg("progress"));
+        py::arg("tviter"), py::arg("maxl2err"), py::arg("epsilon"), py::arg("hardware"), py::arg("progress"));
   m.def("_admm_tv", &AdmmTv, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
         py::arg("geometry"), py::arg("grid"), py::arg("niterations"), py::arg("alpha"), py::arg("beta"), py::arg("cgiter"),
         py::arg("hardware"), py::arg("progress"));

@@ -48,10 +48,10 @@ def test_same_as_apps_bit_for_bit(work, scan):
     grid = ["--dimension", VOXELS, "--spacing", VOXEL, "--hardware", "cpu", "-n", 3]
 
     _run(_app("cbct-asdpocs"), "-g", xml, "--projections", mha, "-o", f"{work}/asd.mha", *grid, "--nprojpersubset", 5,
-         "--lambda", 0.8, "--alpha", 0.01, "--tviter", 10)
+         "--lambda", 0.8, "--alpha", 0.01, "--tviter", 10, "--tv-epsilon", 0.01)
     expected, expected_spacing, expected_origin = read_mha(f"{work}/asd.mha")
     volume = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, niterations=3, nprojpersubset=5, lambda_=0.8, alpha=0.01,
-                           tviter=10, hardware="cpu")
+                           tviter=10, epsilon=0.01, hardware="cpu")
     assert volume.array.dtype == np.float32 and volume.array.shape == expected.shape == (VOXELS,) * 3
     assert np.allclose(volume.spacing, expected_spacing) and np.allclose(volume.origin, expected_origin)
     assert np.array_equal(volume.array, expected), np.abs(volume.array - expected).max()
@@ -105,6 +105,8 @@ def test_bad_arguments(scan):
         cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, nprojpersubset=21)
     with pytest.raises(ValueError, match="tviter is -1"):
         cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, tviter=-1)
+    with pytest.raises(ValueError, match="epsilon is -1"):
+        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, epsilon=-1)
     with pytest.raises(ValueError, match="niterations is 0"):
         cbct.admm_tv(projections, geometry, VOXELS, VOXEL, niterations=0)
     with pytest.raises(ValueError, match="beta is 0"):

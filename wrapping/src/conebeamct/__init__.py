@@ -671,6 +671,7 @@ def asd_pocs(
     ratio=0.95,
     tviter=20,
     maxl2err=0.0,
+    epsilon=1e-8,
     initial=None,
     hardware="auto",
     progress=None,
@@ -683,7 +684,9 @@ def asd_pocs(
     voxels set to 0 with ``positivity``), then ``tviter`` steepest-descent steps on the total
     variation, the step starting at ``alpha`` times the first pass's change (L2) and multiplied by
     ``alpha_red`` whenever the TV steps change the volume more than ``ratio`` times the pass did
-    (and the data residual is above ``maxl2err``; 0: always). The grid is ``shape`` (N or (nz, ny, nx))
+    (and the data residual is above ``maxl2err``; 0: always); the TV steps follow the gradient of the
+    total variation smoothed by ``epsilon`` per mm (``--tv-epsilon``; 0.01 makes the result independent
+    of the hardware's rounding). The grid is ``shape`` (N or (nz, ny, nx))
     voxels of ``spacing`` mm at ``origin`` (centred by default), or the ``initial`` Volume's (zeros
     otherwise). hardware: 'cpu', 'cuda' or 'auto'; progress: None or a callable given the fraction done.
     The GIL is released while it runs. Returns a :class:`Volume` (``info``: hardware, iterations,
@@ -710,6 +713,7 @@ def asd_pocs(
         _number(ratio, "ratio", "a finite value > 0", 0.0, low_open=True),
         _count(tviter, "tviter", "an integer >= 0", 0),
         _number(maxl2err, "maxl2err", "a finite value >= 0 (0: no residual check)", 0.0),
+        _number(epsilon, "epsilon", "a finite value >= 0 (per mm)", 0.0),
         str(hardware),
         progress,
     )
