@@ -8,6 +8,7 @@
 #include "cbctEmissionLattice.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <vector>
@@ -18,8 +19,10 @@ namespace cbct
 /** \class CudaEmissionOperator
  * \brief The emission projector pair on the GPU, the twin of EmissionOperator (same lattice, same
  * arithmetic, cbctEmission.hcu): A splats the activity into each view's lattice, lets every cell
- * through exp(-mu l) and composites the slices back to front in one block per view with the
- * detector plane in shared memory; A^T composites front to back and gathers each voxel's cells. A
+ * through exp(-mu l) and composites the slices back to front, each view in a thread-block cluster
+ * whose blocks hold bands of the detector plane in shared memory (sm_90; elsewhere, or when the bands
+ * do not fit, one block per view: CudaEmissionPlanComposite()); A^T composites front to back and
+ * gathers each voxel's cells. A
  * subset's views go in batches whose lattices fit the device memory budget (default: a third of the
  * free memory at construction, at most 4 GiB). The attenuation map stays on the device, and so do the
  * transmissions exp(-mu l) of every view's cells, computed once, when they fit a quarter of the free
@@ -58,6 +61,15 @@ public:
     m_Launch.steps = m_Steps.Data();
     m_Launch.taps = m_Taps.Data();
     m_SharedPlanes = CudaEmissionPlanesFitSharedMemory(m_Launch.columns, m_Launch.rows);
+    for (const EmissionBlurStep & step : m_Lattice.BlurSteps())
+    {
+      m_Launch.blurReachU = std::max(m_Launch.blurReachU, step.radiusU);
+      m_Launch.blurReachV = std::max(m_Launch.blurReachV, step.radiusV);
+    }
+    this->SetCompositeClusterSize(0);
+    this->SetSplatRun(DefaultSplatRun);
+    if (const char * run = std::getenv("CBCT_EMISSION_SPLAT_RUN")) // a tuning knob (benchmarks/README.md)
+      this->SetSplatRun(std::atoi(run));
     std::size_t freeBytes = 0, totalBytes = 0;
     CudaMemoryInfo(freeBytes, totalBytes);
     m_BudgetBytes = std::min<double>(freeBytes / 3., 4. * (1ull << 30));
@@ -88,6 +100,35 @@ public:
   SetTransmissionCacheBytes(double bytes)
   {
     m_CacheBytes = bytes;
+  }
+
+  /** Blocks of the thread-block cluster that composites each view: 0 the default (8, or
+   * CBCT_EMISSION_CLUSTER_SIZE), 1 one block per view (the plane whole in one block), fewer when the
+   * device or the detector cannot have them (CudaEmissionPlanComposite()). The results are the same. */
+  void
+  SetCompositeClusterSize(int blocks)
+  {
+    const CudaEmissionCompositePlan plan =
+      CudaEmissionPlanComposite(m_Launch.columns, m_Launch.rows, m_Launch.blurReachU, m_Launch.blurReachV, blocks);
+    m_Launch.clusterSize = plan.clusterSize;
+    m_Launch.clusterSharedBytes = plan.sharedBytes;
+    m_Batches.clear(); // the global planes are reserved (or not) with the batches
+  }
+  /** Voxels along y that one thread splats (their shared cells summed in registers, four atomics a
+   * voxel); 0 or 1: one voxel per thread (eight atomics). The results differ in the order of float
+   * additions only. */
+  void
+  SetSplatRun(int voxels)
+  {
+    m_Launch.splatRun = std::max(0, voxels);
+  }
+  static constexpr int DefaultSplatRun = 32;
+
+  /** The blocks per view's cluster in use (0: one block per view). */
+  int
+  CompositeClusterSize() const
+  {
+    return m_Launch.clusterSize;
   }
 
   /** projections[k] = A_k volume for the k of `subset` (device buffers). */
@@ -239,7 +280,7 @@ private:
       m_Cells.Reserve(std::max<std::size_t>(b.cells, 1), "emission lattices");
       if (m_Launch.mu && !m_TransmissionsCached)
         m_Transmission.Reserve(std::max<std::size_t>(b.cells, 1), "emission transmissions");
-      if (!m_SharedPlanes)
+      if (!m_SharedPlanes && m_Launch.clusterSize <= 1)
         m_Scratch.Reserve(2 * this->PixelsPerProjection() * b.count, "emission detector planes");
     }
     return m_Batches.emplace(subset, std::move(batches)).first->second;
@@ -256,7 +297,7 @@ private:
     launch.transmissionOffsets = batch.transmissionOffsets->Data();
     launch.cells = m_Cells.Data();
     launch.transmission = !m_Launch.mu ? nullptr : (m_TransmissionsCached ? m_TransmissionCache.Data() : m_Transmission.Data());
-    launch.scratch = m_SharedPlanes ? nullptr : m_Scratch.Data();
+    launch.scratch = m_SharedPlanes || m_Launch.clusterSize > 1 ? nullptr : m_Scratch.Data();
     return launch;
   }
 
