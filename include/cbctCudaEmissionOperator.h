@@ -70,6 +70,9 @@ public:
     this->SetSplatRun(DefaultSplatRun);
     if (const char * run = std::getenv("CBCT_EMISSION_SPLAT_RUN")) // a tuning knob (benchmarks/README.md)
       this->SetSplatRun(std::atoi(run));
+    m_Launch.gatherRuns = 1;
+    if (const char * runs = std::getenv("CBCT_EMISSION_GATHER_RUNS")) // the same
+      m_Launch.gatherRuns = std::atoi(runs) != 0 ? 1 : 0;
     std::size_t freeBytes = 0, totalBytes = 0;
     CudaMemoryInfo(freeBytes, totalBytes);
     m_BudgetBytes = std::min<double>(freeBytes / 3., 4. * (1ull << 30));
@@ -123,6 +126,13 @@ public:
     m_Launch.splatRun = std::max(0, voxels);
   }
   static constexpr int DefaultSplatRun = 32;
+  /** Whether the gather walks runs of voxels along y (loading the cells neighbours share once) or
+   * takes one voxel per thread; the results are the same bit for bit. */
+  void
+  SetGatherRuns(bool runs)
+  {
+    m_Launch.gatherRuns = runs ? 1 : 0;
+  }
 
   /** The blocks per view's cluster in use (0: one block per view). */
   int

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <limits>
 
 using namespace cbct;
@@ -170,6 +171,43 @@ TEST_F(CudaEmission, SplatRunsEqualTheCpu)
       EXPECT_LT(r.forward, 1e-5);
       EXPECT_LT(r.back, 1e-5);
     }
+}
+
+TEST_F(CudaEmission, GatherRunsEqualTheOneVoxelGatherBitForBit)
+{
+  // The back projection's gather along runs of voxels reuses loaded cells, nothing else: the same
+  // volume to the bit as one voxel per thread, in parallel (tilted views among them) and cone beam.
+  for (bool cone : { false, true })
+  {
+    auto geometry = cone ? IrregularConeGeometry() : IrregularSpectGeometry();
+    const EmissionProblem e = RandomEmissionProblem(geometry);
+    std::vector<std::vector<float>> volumes;
+    for (bool runs : { false, true })
+    {
+      CudaEmissionOperator A(e.x, e.y, geometry, e.mu, e.blur);
+      A.SetGatherRuns(runs);
+      const unsigned int count = geometry->GetNumberOfProjections();
+      const std::size_t voxels = A.Voxels(), pixels = A.PixelsPerProjection() * count;
+      CudaDeviceBuffer<float> dy(pixels), aty(voxels);
+      CudaUpload(dy.Data(), e.y->GetBufferPointer(), pixels, "y");
+      std::vector<unsigned int> all(count);
+      for (unsigned int k = 0; k < count; ++k)
+        all[k] = k;
+      A.Back(dy.Data(), aty.Data(), A.Subset(all), static_cast<int>(count), false);
+      volumes.emplace_back(voxels);
+      CudaDownload(volumes.back().data(), aty.Data(), voxels, "A^T y");
+    }
+    std::size_t differ = 0;
+    double norm = 0.;
+    for (std::size_t i = 0; i < volumes[0].size(); ++i)
+    {
+      differ += volumes[0][i] == volumes[1][i] ? 0 : 1; // NaN differs
+      norm += std::abs(volumes[0][i]);
+    }
+    std::cout << (cone ? "cone beam" : "parallel") << ": " << differ << " voxels differ" << std::endl;
+    EXPECT_EQ(differ, 0u);
+    EXPECT_GT(norm, 0.);
+  }
 }
 
 TEST_F(CudaEmission, PlanesInGlobalMemoryAndSeveralBatchesGiveTheSame)
