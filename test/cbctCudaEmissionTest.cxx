@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -130,9 +131,8 @@ TEST_F(CudaEmission, ClusterCompositesEqualTheCpuForEveryClusterSize)
 {
   // Each view's recursion spread over clusters of 2 to 16 blocks (30 rows: bands of 15 down to 2
   // rows, the last band shorter than the others when 30 does not divide), and in one block (1): the
-  // same results. The blur at 3 times the usual reaches more rows than a band of 16 blocks holds, so
-  // halos come from blocks two and more away. On sm_90 the cluster sizes asked for are used (16 where
-  // the device allows non-portable clusters).
+  // same results. The blur at 3 times the usual reaches more rows than a band of 15 blocks (2 rows)
+  // holds, so halos come from blocks two and more away. On sm_90 the clusters asked for are used.
   const bool clusters = ClustersAvailable();
   for (bool cone : { false, true })
     for (double blurScale : { 1., 3. })
@@ -146,12 +146,15 @@ TEST_F(CudaEmission, ClusterCompositesEqualTheCpuForEveryClusterSize)
         EXPECT_NEAR(r.adjoint, 1., 1e-5);
         EXPECT_LT(r.forward, 1e-5);
         EXPECT_LT(r.back, 1e-5);
+        // Fewer blocks than asked when the rows do not give every band one (7 -> 6 for 30 rows, 16 ->
+        // 15), 8 where the device refuses non-portable clusters.
         if (size == 1 || !clusters)
           EXPECT_EQ(r.clusterSize, 0);
-        else if (size <= 8)
-          EXPECT_EQ(r.clusterSize, size);
         else
-          EXPECT_GE(r.clusterSize, 8);
+        {
+          EXPECT_GE(r.clusterSize, std::min(size - 1, 8));
+          EXPECT_LE(r.clusterSize, size);
+        }
       }
 }
 
