@@ -375,16 +375,24 @@ BandBlur(const cg::cluster_group & cluster, const Band<BandPixelsPerThread> & ba
   __syncthreads(); // the band is complete
   const float * tapsU = taps + step.firstU;
   const int radiusU = step.radiusU;
+  // Taps outermost: each tap is loaded once for the thread's pixels, whose sums (each in the CPU's
+  // order) interleave.
+  float sum[BandPixelsPerThread];
+#pragma unroll
+  for (int n = 0; n < BandPixelsPerThread; ++n)
+    sum[n] = 0.f;
+  for (int o = -radiusU; o <= radiusU; ++o)
+  {
+    const float tap = __ldg(tapsU + (o < 0 ? -o : o));
+#pragma unroll
+    for (int n = 0; n < BandPixelsPerThread; ++n)
+      if (band.pixelRow[n] >= 0)
+        sum[n] = AddRn(sum[n], MulRn(tap, (&band.PlaneAt(n))[o]));
+  }
 #pragma unroll
   for (int n = 0; n < BandPixelsPerThread; ++n)
     if (band.pixelRow[n] >= 0)
-    {
-      const float * line = &band.PlaneAt(n);
-      float sum = 0.f;
-      for (int o = -radiusU; o <= radiusU; ++o)
-        sum = AddRn(sum, MulRn(__ldg(tapsU + (o < 0 ? -o : o)), line[o]));
-      scratch[(band.reachV + band.pixelRow[n]) * columns + band.pixelColumn[n]] = sum;
-    }
+      scratch[(band.reachV + band.pixelRow[n]) * columns + band.pixelColumn[n]] = sum[n];
   cluster.sync(); // every band's u pass is complete
   // The rows within radiusV above and below the band: their owners' u pass, or zeros off the detector.
   const int radiusV = step.radiusV;
@@ -406,14 +414,19 @@ BandBlur(const cg::cluster_group & cluster, const Band<BandPixelsPerThread> & ba
   const float * tapsV = taps + step.firstV;
 #pragma unroll
   for (int n = 0; n < BandPixelsPerThread; ++n)
+    sum[n] = 0.f;
+  for (int o = -radiusV; o <= radiusV; ++o)
+  {
+    const float tap = __ldg(tapsV + (o < 0 ? -o : o));
+#pragma unroll
+    for (int n = 0; n < BandPixelsPerThread; ++n)
+      if (band.pixelRow[n] >= 0)
+        sum[n] = AddRn(sum[n], MulRn(tap, scratch[(band.reachV + band.pixelRow[n] + o) * columns + band.pixelColumn[n]]));
+  }
+#pragma unroll
+  for (int n = 0; n < BandPixelsPerThread; ++n)
     if (band.pixelRow[n] >= 0)
-    {
-      const float * column = scratch + (band.reachV + band.pixelRow[n]) * columns + band.pixelColumn[n];
-      float sum = 0.f;
-      for (int o = -radiusV; o <= radiusV; ++o)
-        sum = AddRn(sum, MulRn(__ldg(tapsV + (o < 0 ? -o : o)), column[o * columns]));
-      band.PlaneAt(n) = sum;
-    }
+      band.PlaneAt(n) = sum[n];
 }
 
 /** The view of cluster `b`, staged in shared memory. */
