@@ -70,6 +70,8 @@ public:
     this->SetSplatRun(DefaultSplatRun);
     if (const char * run = std::getenv("CBCT_EMISSION_SPLAT_RUN")) // a tuning knob (benchmarks/README.md)
       this->SetSplatRun(std::atoi(run));
+    if (const char * tiles = std::getenv("CBCT_EMISSION_SPLAT_TILES")) // the same
+      m_SplatTiles = std::atoi(tiles) != 0;
     m_Launch.gatherRuns = 1;
     if (const char * runs = std::getenv("CBCT_EMISSION_GATHER_RUNS")) // the same
       m_Launch.gatherRuns = std::atoi(runs) != 0 ? 1 : 0;
@@ -126,6 +128,21 @@ public:
     m_Launch.splatRun = std::max(0, voxels);
   }
   static constexpr int DefaultSplatRun = 32;
+  /** Whether the splat may go by lattice rows, one block per row with its cells in shared memory and
+   * no global atomics, in the batches whose views all suit it (CudaEmissionSplatTilesApply(): parallel
+   * views with the detector's rows along y); the other batches splat runs of voxels. */
+  void
+  SetSplatTiles(bool tiles)
+  {
+    m_SplatTiles = tiles;
+    m_Batches.clear();
+  }
+  /** Whether a batch made so far splats by lattice rows. */
+  bool
+  SplatTilesUsed() const
+  {
+    return m_SplatTilesUsed;
+  }
   /** Whether the gather walks runs of voxels along y (loading the cells neighbours share once) or
    * takes one voxel per thread; the results are the same bit for bit. */
   void
@@ -151,7 +168,9 @@ public:
       CudaEmissionLaunch launch = this->Prepare(batch);
       launch.volume = const_cast<float *>(volume);
       launch.projections = projections;
-      CudaCheck(cudaMemsetAsync(launch.cells, 0, batch.cells * sizeof(float), nullptr), "cudaMemsetAsync (emission lattice)");
+      launch.splatTiles = batch.tiles ? 1 : 0;
+      if (!batch.tiles) // the tiles write every cell
+        CudaCheck(cudaMemsetAsync(launch.cells, 0, batch.cells * sizeof(float), nullptr), "cudaMemsetAsync (emission lattice)");
       if (!m_TransmissionsCached)
         CudaCheck(LaunchEmissionTransmission(launch, nullptr), "LaunchEmissionTransmission");
       CudaCheck(LaunchEmissionSplat(launch, nullptr), "LaunchEmissionSplat");
@@ -191,6 +210,7 @@ private:
     int count = 0;
     std::size_t cells = 0;
     long long largestCells = 0;
+    bool tiles = false; // splat by lattice rows (CudaEmissionSplatTilesApply() to every view)
   };
 
   /** Every view's transmissions in one device buffer, computed now, when they take at most `bytes`. */
@@ -268,6 +288,11 @@ private:
       b.count = static_cast<int>(ids.size());
       b.cells = cells;
       b.largestCells = largest;
+      b.tiles = m_SplatTiles;
+      const int largestSlices = static_cast<int>(largest / (static_cast<long long>(m_Launch.columns) * m_Launch.rows));
+      for (unsigned int k : ids)
+        b.tiles = b.tiles && CudaEmissionSplatTilesApply(m_Lattice.Views()[k], m_Launch.size, m_Launch.columns, largestSlices);
+      m_SplatTilesUsed = m_SplatTilesUsed || b.tiles;
       batches.push_back(b);
       ids.clear();
       offsets.clear();
@@ -328,6 +353,8 @@ private:
   double m_CacheBytes = 0.;
   std::map<const CudaDeviceBuffer<unsigned int> *, std::vector<Batch>> m_Batches;
   bool m_SharedPlanes = true;
+  bool m_SplatTiles = false;
+  bool m_SplatTilesUsed = false;
   double m_BudgetBytes = 0.;
 };
 

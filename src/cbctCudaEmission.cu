@@ -3,6 +3,7 @@
 #include <cooperative_groups.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace cbct
@@ -171,6 +172,88 @@ SplatRuns(const CudaEmissionLaunch p, int run)
   }
   if (pj != -2)
     send(pi, pj, ps, pending);
+}
+
+/* The splat by lattice rows, without global atomics: one block per lattice row j of a view holds the
+ * row's cells of every slice in shared memory, takes the voxels whose cells may reach the row (the
+ * few y slices that fall on it when the detector's rows run along y: parallel views of a circular
+ * orbit about y, CudaEmissionSplatTilesApply()), adds each voxel's four cells in row j there (shared
+ * atomics) and writes the row out whole: every cell is written once, so the lattice needs no zeroing.
+ * Each voxel is visited by the two rows its cells reach. The same products as EmissionVisitCells();
+ * the sums differ from the CPU's in the order of additions only, as the atomics' always did. */
+constexpr int TileThreads = 512;
+
+__global__ void
+__launch_bounds__(TileThreads)
+SplatTiles(const CudaEmissionLaunch p)
+{
+  extern __shared__ float tile[]; // largestSlices x columns: the row's cells, slice after slice
+  __shared__ EmissionView view;
+  const int b = blockIdx.y, j = blockIdx.x;
+  if (threadIdx.x == 0)
+    view = p.views[p.batch[b]];
+  __syncthreads();
+  const int columns = p.columns, slices = view.slices;
+  for (int q = threadIdx.x; q < slices * columns; q += TileThreads)
+    tile[q] = 0.f;
+  __syncthreads();
+  // The voxels y whose row coordinate hj = m4 x + m5 y + m6 z + m7 can fall in [j - 1, j + 1) for
+  // some x, z of the volume (affine: the extremes are at the corners), widened by 0.01 voxel each
+  // side, far more than the rounding of hj (about 1e-5 of a pixel, over |m5| >= 0.25). Which of them
+  // reach row j is decided by EmissionCorner() itself.
+  const float * m = view.toPixel;
+  const float xs[2] = { 0.f, static_cast<float>(p.size[0] - 1) }, zs[2] = { 0.f, static_cast<float>(p.size[2] - 1) };
+  float low = 1e30f, high = -1e30f;
+  for (int c = 0; c < 8; ++c)
+  {
+    const float target = static_cast<float>(j) + ((c & 4) ? 1.f : -1.f);
+    const float y = (target - m[7] - m[4] * xs[c & 1] - m[6] * zs[(c >> 1) & 1]) / m[5];
+    low = fminf(low, y);
+    high = fmaxf(high, y);
+  }
+  low = fmaxf(low, -2.f); // the host saw to |m5| >= 0.25: finite
+  high = fminf(high, p.size[1] + 1.f);
+  const int first = max(0, static_cast<int>(floorf(low - 0.01f)));
+  const int last = min(p.size[1] - 1, static_cast<int>(ceilf(high + 0.01f)));
+  if (slices > 0 && first <= last)
+  {
+    const long long slab = static_cast<long long>(p.size[0]) * p.size[2];
+    const long long count = slab * (last - first + 1);
+    for (long long q = threadIdx.x; q < count; q += TileThreads)
+    {
+      const int x = static_cast<int>(q % p.size[0]);
+      const long long rest = q / p.size[0];
+      const int z = static_cast<int>(rest % p.size[2]);
+      const int y = first + static_cast<int>(rest / p.size[2]);
+      const float a = p.volume[(static_cast<long long>(z) * p.size[1] + y) * p.size[0] + x];
+      int c[3];
+      float f[3];
+      if (a == 0.f || !EmissionCorner(view, columns, p.rows, static_cast<float>(x), static_cast<float>(y), static_cast<float>(z), c, f))
+        continue;
+      const int dj = j - c[1];
+      if (dj != 0 && dj != 1)
+        continue;
+      const float wj = dj ? f[1] : AddRn(1.f, -f[1]);
+#pragma unroll
+      for (int n = 0; n < 4; ++n)
+      {
+        const int i = c[0] + (n & 1), s = c[2] + (n >> 1);
+        if (i < 0 || i >= columns || s < 0 || s >= slices)
+          continue;
+        const float wi = (n & 1) ? f[0] : AddRn(1.f, -f[0]);
+        const float ws = (n >> 1) ? f[2] : AddRn(1.f, -f[2]);
+        atomicAdd(tile + s * columns + i, MulRn(MulRn(MulRn(wi, wj), ws), a));
+      }
+    }
+  }
+  __syncthreads();
+  float * cells = p.cells + p.offsets[b];
+  const long long plane = static_cast<long long>(columns) * p.rows;
+  for (int q = threadIdx.x; q < slices * columns; q += TileThreads)
+  {
+    const int s = q / columns, i = q - s * columns;
+    cells[s * plane + static_cast<long long>(j) * columns + i] = tile[q];
+  }
 }
 
 /** The two planes of batch view b: in shared memory or in the launch's scratch. */
@@ -761,7 +844,16 @@ LaunchEmissionSplat(const CudaEmissionLaunch & launch, cudaStream_t stream)
   const long long voxels = static_cast<long long>(launch.size[0]) * launch.size[1] * launch.size[2];
   if (launch.count <= 0 || voxels <= 0)
     return cudaSuccess;
-  if (launch.splatRun > 1)
+  if (launch.splatTiles)
+  {
+    const int slices = static_cast<int>(launch.largestCells / (static_cast<long long>(launch.columns) * launch.rows));
+    const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(slices) * launch.columns;
+    const cudaError_t status = cudaFuncSetAttribute(SplatTiles, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+    if (status != cudaSuccess)
+      return status;
+    SplatTiles<<<dim3(static_cast<unsigned int>(launch.rows), static_cast<unsigned int>(launch.count)), TileThreads, bytes, stream>>>(launch);
+  }
+  else if (launch.splatRun > 1)
   {
     const long long threads = static_cast<long long>(launch.size[0]) * launch.size[2] * ((launch.size[1] + launch.splatRun - 1) / launch.splatRun);
     SplatRuns<<<CellGrid(threads, launch.count), CellThreads, 0, stream>>>(launch, launch.splatRun);
@@ -827,6 +919,20 @@ ClusterSharedBytes(int columns, int rows, int reachU, int reachV, int optin, int
     }
   }
   return static_cast<int>(bytes);
+}
+
+bool
+CudaEmissionSplatTilesApply(const EmissionView & view, const int size[3], int columns, int largestSlices)
+{
+  int device = 0, optin = 0;
+  if (!view.parallel || cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
+    return false;
+  const float * m = view.toPixel;
+  // Rows along y: a row's voxels lie in at most a few y slices.
+  const double spread = std::abs(m[4]) * (size[0] - 1) + std::abs(m[6]) * (size[2] - 1);
+  return std::abs(m[5]) >= 0.25 && spread <= 0.5 &&
+         sizeof(float) * static_cast<double>(largestSlices) * columns + sizeof(EmissionView) <= static_cast<double>(optin);
 }
 
 CudaEmissionCompositePlan

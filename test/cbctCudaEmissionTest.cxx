@@ -65,14 +65,16 @@ struct PairCheck
   double forward = 0.; ///< GPU vs CPU forward (relative L2)
   double back = 0.;    ///< GPU vs CPU back
   int clusterSize = 0; ///< blocks per view's cluster the GPU used (0: one block per view)
+  bool tiles = false;  ///< whether the GPU splatted by lattice rows
 };
 
 /** The emission pair on RandomEmissionProblem() data, its blur's sigma0 and slope times `blurScale`;
  * `budget` > 0 caps the GPU's batch memory (bytes) and keeps no transmissions between calls;
- * `clusterSize` as CudaEmissionOperator::SetCompositeClusterSize(), `splatRun` (>= 0) as SetSplatRun(). */
+ * `clusterSize` as CudaEmissionOperator::SetCompositeClusterSize(), `splatRun` (>= 0) as SetSplatRun(),
+ * `splatTiles` as SetSplatTiles(). */
 PairCheck
 CheckEmissionPair(const ThreeDCircularProjectionGeometry * geometry, unsigned int columns, unsigned int rows, double budget,
-                  int clusterSize = 0, double blurScale = 1., int splatRun = -1)
+                  int clusterSize = 0, double blurScale = 1., int splatRun = -1, bool splatTiles = false)
 {
   EmissionProblem e = RandomEmissionProblem(geometry, columns, rows);
   e.blur.sigma0 *= blurScale;
@@ -82,6 +84,7 @@ CheckEmissionPair(const ThreeDCircularProjectionGeometry * geometry, unsigned in
   A.SetCompositeClusterSize(clusterSize);
   if (splatRun >= 0)
     A.SetSplatRun(splatRun);
+  A.SetSplatTiles(splatTiles);
   if (budget > 0.)
   {
     A.SetMemoryBudget(budget);
@@ -109,7 +112,7 @@ CheckEmissionPair(const ThreeDCircularProjectionGeometry * geometry, unsigned in
   std::vector<float> cpuAx(pixels), cpuAty(voxels);
   cpu.Forward(e.x->GetBufferPointer(), cpuAx.data(), all, false);
   cpu.Back(e.y->GetBufferPointer(), cpuAty.data(), all, false);
-  return { axy / xaty, Relative(hax, cpuAx), Relative(haty, cpuAty), A.CompositeClusterSize() };
+  return { axy / xaty, Relative(hax, cpuAx), Relative(haty, cpuAty), A.CompositeClusterSize(), A.SplatTilesUsed() };
 }
 } // namespace
 
@@ -174,6 +177,26 @@ TEST_F(CudaEmission, SplatRunsEqualTheCpu)
       EXPECT_LT(r.forward, 1e-5);
       EXPECT_LT(r.back, 1e-5);
     }
+}
+
+TEST_F(CudaEmission, SplatTilesEqualTheCpu)
+{
+  // The splat by lattice rows (no global atomics) in a circular parallel orbit about y, whose detector
+  // rows run along y, over 360 degrees (views along every diagonal), with one batch and with several
+  // (each tile writes its whole row: no zeroing), and with a blur reaching far; the irregular views
+  // (tilted, offset) do not suit it and splat runs of voxels instead.
+  for (int geometryCase = 0; geometryCase < 3; ++geometryCase)
+  {
+    auto geometry = geometryCase == 2 ? IrregularSpectGeometry() : SpectGeometry(24);
+    const auto r = CheckEmissionPair(geometry, 36, 30, geometryCase == 1 ? 2e6 : 0., 0, geometryCase == 1 ? 3. : 1., -1, true);
+    std::cout << (geometryCase == 2 ? "irregular" : geometryCase == 1 ? "circular, batches" : "circular") << ", tiles "
+              << (r.tiles ? "used" : "not used") << ": <Ax, y> / <x, A^T y> = " << r.adjoint << "; vs CPU: forward "
+              << r.forward << ", back " << r.back << std::endl;
+    EXPECT_NEAR(r.adjoint, 1., 1e-5);
+    EXPECT_LT(r.forward, 1e-5);
+    EXPECT_LT(r.back, 1e-5);
+    EXPECT_EQ(r.tiles, geometryCase != 2);
+  }
 }
 
 TEST_F(CudaEmission, GatherRunsEqualTheOneVoxelGatherBitForBit)
