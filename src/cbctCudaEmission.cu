@@ -213,8 +213,8 @@ SplatTiles(const CudaEmissionLaunch p)
   }
   low = fmaxf(low, -2.f); // the host saw to |m5| >= 0.25: finite
   high = fminf(high, p.size[1] + 1.f);
-  const int first = max(0, static_cast<int>(floorf(low - 0.01f)));
-  const int last = min(p.size[1] - 1, static_cast<int>(ceilf(high + 0.01f)));
+  const int first = max(0, static_cast<int>(ceilf(low - 0.01f))); // the integers y in [low, high]
+  const int last = min(p.size[1] - 1, static_cast<int>(floorf(high + 0.01f)));
   if (slices > 0 && first <= last)
   {
     const long long slab = static_cast<long long>(p.size[0]) * p.size[2];
