@@ -70,11 +70,10 @@ public:
     this->SetSplatRun(DefaultSplatRun);
     if (const char * run = std::getenv("CBCT_EMISSION_SPLAT_RUN")) // a tuning knob (benchmarks/README.md)
       this->SetSplatRun(std::atoi(run));
-    if (const char * tiles = std::getenv("CBCT_EMISSION_SPLAT_TILES")) // the same
+    if (const char * tiles = std::getenv("CBCT_EMISSION_SPLAT_TILES")) // the same (0: off)
       m_SplatTiles = std::atoi(tiles) != 0;
-    m_Launch.gatherRuns = 1;
-    if (const char * runs = std::getenv("CBCT_EMISSION_GATHER_RUNS")) // the same
-      m_Launch.gatherRuns = std::atoi(runs) != 0 ? 1 : 0;
+    if (const char * run = std::getenv("CBCT_EMISSION_GATHER_RUN")) // the same
+      this->SetGatherRun(std::atoi(run));
     std::size_t freeBytes = 0, totalBytes = 0;
     CudaMemoryInfo(freeBytes, totalBytes);
     m_BudgetBytes = std::min<double>(freeBytes / 3., 4. * (1ull << 30));
@@ -128,9 +127,10 @@ public:
     m_Launch.splatRun = std::max(0, voxels);
   }
   static constexpr int DefaultSplatRun = 32;
-  /** Whether the splat may go by lattice rows, one block per row with its cells in shared memory and
-   * no global atomics, in the batches whose views all suit it (CudaEmissionSplatTilesApply(): parallel
-   * views with the detector's rows along y); the other batches splat runs of voxels. */
+  /** Whether the splat may go by lattice rows (the default), one block per row with its cells in
+   * shared memory and no global atomics, in the batches whose views all suit it
+   * (CudaEmissionSplatTilesApply(): parallel views with the detector's rows along y); the other
+   * batches splat runs of voxels. */
   void
   SetSplatTiles(bool tiles)
   {
@@ -143,12 +143,13 @@ public:
   {
     return m_SplatTilesUsed;
   }
-  /** Whether the gather walks runs of voxels along y (loading the cells neighbours share once) or
-   * takes one voxel per thread; the results are the same bit for bit. */
+  /** Voxels along y that one gather thread takes (2, 4, 8 or 16: the cells neighbours share are
+   * loaded once; 0 or 1, the default: one voxel per thread, measured faster on the H100); the results
+   * are the same bit for bit. */
   void
-  SetGatherRuns(bool runs)
+  SetGatherRun(int voxels)
   {
-    m_Launch.gatherRuns = runs ? 1 : 0;
+    m_Launch.gatherRun = std::max(0, voxels);
   }
 
   /** The blocks per view's cluster in use (0: one block per view). */
@@ -353,7 +354,7 @@ private:
   double m_CacheBytes = 0.;
   std::map<const CudaDeviceBuffer<unsigned int> *, std::vector<Batch>> m_Batches;
   bool m_SharedPlanes = true;
-  bool m_SplatTiles = false;
+  bool m_SplatTiles = true;
   bool m_SplatTilesUsed = false;
   double m_BudgetBytes = 0.;
 };

@@ -675,9 +675,10 @@ Gather(const CudaEmissionLaunch p, int firstView, int views, int accumulate)
 /* The gather along runs of voxels, its loads halved as the splat's atomics are (SplatRuns): a thread
  * walks GatherRun voxels along y, and for each view keeps the values of its voxel's four upper cells,
  * which are the next voxel's four lower cells when they share the lattice column and slice. Only
- * loads are saved: every sum has the same terms in the same order as Gather()'s (bit for bit). */
-constexpr int GatherRun = 16;
-
+ * loads are saved: every sum has the same terms in the same order as Gather()'s (bit for bit). On the
+ * H100 runs of 16 took 0.4 ms more per OSEM iteration of problem E than one voxel per thread (fewer
+ * threads to hide the loads' latency), so it is opt-in (CudaEmissionOperator::SetGatherRun()). */
+template <int GatherRun>
 __global__ void
 __launch_bounds__(CellThreads)
 GatherRuns(const CudaEmissionLaunch p, int firstView, int views, int accumulate)
@@ -881,12 +882,13 @@ ClusterSharedBytes(int columns, int rows, int reachU, int reachV, int optin, int
   const long long needed = floats * static_cast<long long>(sizeof(float));
   if (needed + static_cast<long long>(sizeof(EmissionView)) > optin)
     return 0;
-  // One block per SM (more shared memory than half an SM's): the blocks of a cluster then run on
-  // as many SMs, each view's recursion spread over them; CBCT_EMISSION_CLUSTER_SPREAD=0 asks only
-  // what the band needs (the scheduler may then put several of a cluster's blocks on one SM).
+  // Only what the band needs: the H100 puts a cluster's 8 blocks on 8 SMs anyway (an OSEM iteration of
+  // problem E took the same with CBCT_EMISSION_CLUSTER_SPREAD=1, which asks for more shared memory than
+  // half an SM's to force one block per SM), and the back projection of all 120 views was faster
+  // without (9.5 against 11.1 ms: several clusters' blocks share SMs).
   long long bytes = needed;
   const char * spread = std::getenv("CBCT_EMISSION_CLUSTER_SPREAD");
-  if (!(spread && std::atoi(spread) == 0))
+  if (spread && std::atoi(spread) != 0)
     bytes = std::max<long long>(needed, std::min<long long>(optin - static_cast<long long>(sizeof(EmissionView)), perSM / 2 + 1024));
   const bool few = FewBandPixels(columns, rows, size);
   for (void (*kernel)(const CudaEmissionLaunch) :
@@ -997,11 +999,17 @@ LaunchEmissionGather(const CudaEmissionLaunch & launch, cudaStream_t stream)
   for (int first = 0; first < launch.count; first += GatherViews)
   {
     const int views = launch.count - first < GatherViews ? launch.count - first : GatherViews;
-    if (launch.gatherRuns)
-    {
-      const long long threads = static_cast<long long>(launch.size[0]) * launch.size[2] * ((launch.size[1] + GatherRun - 1) / GatherRun);
-      GatherRuns<<<CellGrid(threads, 1), CellThreads, 0, stream>>>(launch, first, views, first > 0 || launch.accumulate);
-    }
+    const int run = launch.gatherRun >= 16 ? 16 : launch.gatherRun >= 8 ? 8 : launch.gatherRun >= 4 ? 4 : launch.gatherRun >= 2 ? 2 : 0;
+    const long long threads = run ? static_cast<long long>(launch.size[0]) * launch.size[2] * ((launch.size[1] + run - 1) / run) : 0;
+    const int add = first > 0 || launch.accumulate;
+    if (run == 16)
+      GatherRuns<16><<<CellGrid(threads, 1), CellThreads, 0, stream>>>(launch, first, views, add);
+    else if (run == 8)
+      GatherRuns<8><<<CellGrid(threads, 1), CellThreads, 0, stream>>>(launch, first, views, add);
+    else if (run == 4)
+      GatherRuns<4><<<CellGrid(threads, 1), CellThreads, 0, stream>>>(launch, first, views, add);
+    else if (run == 2)
+      GatherRuns<2><<<CellGrid(threads, 1), CellThreads, 0, stream>>>(launch, first, views, add);
     else
       Gather<<<CellGrid(voxels, 1), CellThreads, 0, stream>>>(launch, first, views, first > 0 || launch.accumulate);
     const cudaError_t status = cudaGetLastError();
