@@ -18,15 +18,17 @@ namespace cbct
 
 /** \class CudaEmissionOperator
  * \brief The emission projector pair on the GPU, the twin of EmissionOperator (same lattice, same
- * arithmetic, cbctEmission.hcu): A splats the activity into each view's lattice, lets every cell
- * through exp(-mu l) and composites the slices back to front, each view in a thread-block cluster
- * whose blocks hold bands of the detector plane in shared memory (sm_90; elsewhere, or when the bands
- * do not fit, one block per view: CudaEmissionPlanComposite()); A^T composites front to back and
- * gathers each voxel's cells. A
- * subset's views go in batches whose lattices fit the device memory budget (default: a third of the
- * free memory at construction, at most 4 GiB). The attenuation map stays on the device, and so do the
- * transmissions exp(-mu l) of every view's cells, computed once, when they fit a quarter of the free
- * memory (otherwise each batch computes its own).
+ * arithmetic, cbctEmission.hcu): A splats the activity into each view's lattice (by lattice rows in
+ * shared memory where the views suit it, SetSplatTiles(); otherwise runs of voxels with atomics), lets
+ * every cell through exp(-mu l) and composites the slices back to front, each view in a thread-block
+ * cluster whose blocks hold bands of the detector plane in shared memory (sm_90; elsewhere, or when
+ * the bands do not fit, one block per view: CudaEmissionPlanComposite()); A^T composites front to back
+ * and gathers each voxel's cells. A subset's views go in batches whose lattices fit the device memory
+ * budget (default: a third of the free memory at construction, at most 4 GiB). The attenuation map
+ * stays on the device, and so do the transmissions exp(-mu l) of every view's cells, computed once,
+ * when they fit a quarter of the free memory (otherwise each batch computes its own). The environment
+ * variables CBCT_EMISSION_CLUSTER_SIZE, CBCT_EMISSION_CLUSTER_SPREAD, CBCT_EMISSION_SPLAT_TILES,
+ * CBCT_EMISSION_SPLAT_RUN and CBCT_EMISSION_GATHER_RUN override the defaults (benchmarks/README.md).
  * \ingroup ConeBeamCT
  */
 class CudaEmissionOperator : public CudaProjectorOperator
