@@ -18,8 +18,8 @@ namespace cbct
 
 /** \class CudaEmissionOperator
  * \brief The emission projector pair on the GPU, the twin of EmissionOperator (same lattice, same
- * arithmetic, cbctEmission.hcu): A splats the activity into each view's lattice (by lattice rows in
- * shared memory where the views suit it, SetSplatTiles(); otherwise runs of voxels with atomics), lets
+ * arithmetic, cbctEmission.hcu): A splats the activity into each view's lattice (runs of voxels along
+ * y with atomics, or, opt-in, by lattice rows in shared memory: SetSplatTiles()), lets
  * every cell through exp(-mu l) and composites the slices back to front, each view in a thread-block
  * cluster whose blocks hold bands of the detector plane in shared memory (sm_90; elsewhere, or when
  * the bands do not fit, one block per view: CudaEmissionPlanComposite()); A^T composites front to back
@@ -72,7 +72,7 @@ public:
     this->SetSplatRun(DefaultSplatRun);
     if (const char * run = std::getenv("CBCT_EMISSION_SPLAT_RUN")) // a tuning knob (benchmarks/README.md)
       this->SetSplatRun(std::atoi(run));
-    if (const char * tiles = std::getenv("CBCT_EMISSION_SPLAT_TILES")) // the same (0: off)
+    if (const char * tiles = std::getenv("CBCT_EMISSION_SPLAT_TILES")) // the same (1: on)
       m_SplatTiles = std::atoi(tiles) != 0;
     if (const char * run = std::getenv("CBCT_EMISSION_GATHER_RUN")) // the same
       this->SetGatherRun(std::atoi(run));
@@ -129,10 +129,12 @@ public:
     m_Launch.splatRun = std::max(0, voxels);
   }
   static constexpr int DefaultSplatRun = 32;
-  /** Whether the splat may go by lattice rows (the default), one block per row with its cells in
-   * shared memory and no global atomics, in the batches whose views all suit it
-   * (CudaEmissionSplatTilesApply(): parallel views with the detector's rows along y); the other
-   * batches splat runs of voxels. */
+  /** Whether the splat may go by lattice rows, one block per row with its cells in shared memory and
+   * no global atomics, in the batches whose views all suit it (CudaEmissionSplatTilesApply(): parallel
+   * views with the detector's rows along y); the other batches splat runs of voxels. Off by default:
+   * on the H100 it made an OSEM iteration of problem E 4 ms slower than runs of voxels with global
+   * atomics (a shared-memory float atomicAdd is a compare-and-swap loop on sm_90, and each voxel is
+   * visited by two rows). */
   void
   SetSplatTiles(bool tiles)
   {
@@ -356,7 +358,7 @@ private:
   double m_CacheBytes = 0.;
   std::map<const CudaDeviceBuffer<unsigned int> *, std::vector<Batch>> m_Batches;
   bool m_SharedPlanes = true;
-  bool m_SplatTiles = true;
+  bool m_SplatTiles = false;
   bool m_SplatTilesUsed = false;
   double m_BudgetBytes = 0.;
 };

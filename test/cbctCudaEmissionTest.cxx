@@ -71,10 +71,10 @@ struct PairCheck
 /** The emission pair on RandomEmissionProblem() data, its blur's sigma0 and slope times `blurScale`;
  * `budget` > 0 caps the GPU's batch memory (bytes) and keeps no transmissions between calls;
  * `clusterSize` as CudaEmissionOperator::SetCompositeClusterSize(), `splatRun` (>= 0) as SetSplatRun(),
- * `splatTiles` as SetSplatTiles() (the default: on). */
+ * `splatTiles` as SetSplatTiles() (the default: off). */
 PairCheck
 CheckEmissionPair(const ThreeDCircularProjectionGeometry * geometry, unsigned int columns, unsigned int rows, double budget,
-                  int clusterSize = 0, double blurScale = 1., int splatRun = -1, bool splatTiles = true)
+                  int clusterSize = 0, double blurScale = 1., int splatRun = -1, bool splatTiles = false)
 {
   EmissionProblem e = RandomEmissionProblem(geometry, columns, rows);
   e.blur.sigma0 *= blurScale;
