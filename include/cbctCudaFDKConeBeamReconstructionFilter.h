@@ -92,6 +92,9 @@ public:
    * it too. */
   void
   ReleaseDeviceMemory();
+  /** Device memory held now for the next update, over all devices (0 unless KeepDeviceMemory). */
+  std::size_t
+  GetHeldDeviceMemory() const;
 
   /** 16-bit detector readings, as the detector wrote them. */
   using CountImageType = typename TImage::template Rebind<unsigned short>::Type;

@@ -64,6 +64,16 @@ CudaFDKConeBeamReconstructionFilter<TImage>::ReleaseDeviceMemory()
 }
 
 template <typename TImage>
+std::size_t
+CudaFDKConeBeamReconstructionFilter<TImage>::GetHeldDeviceMemory() const
+{
+  std::size_t bytes = 0;
+  for (const auto & p : m_Pipelines)
+    bytes += p ? p->GetHeldBytes() : 0;
+  return bytes;
+}
+
+template <typename TImage>
 void
 CudaFDKConeBeamReconstructionFilter<TImage>::SetCountProjections(const CountImageType * readings,
                                                                  const std::vector<double> & logFlatPerProjection,

@@ -29,6 +29,13 @@ trap 'rm -rf "$work"' EXIT
 python=$work/venv/bin/python
 site=()
 if "${PYTHON:-python3}" -m venv "${system[@]}" "$work/venv" 2>/dev/null; then
+  if [ ${#system[@]} -gt 0 ]; then
+    # A venv sees its base interpreter's packages only: when the interpreter is itself in a venv (the
+    # GPU machine's python3 is /opt/torch/.venv, with numpy, PyTorch and CuPy), a .pth file adds that
+    # venv's site-packages too, so that pip and the tests find them.
+    "${PYTHON:-python3}" -c 'import site, sys; print("\n".join(site.getsitepackages()) if sys.prefix != sys.base_prefix else "")' \
+      > "$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/interpreter-venv.pth"
+  fi
   "$work/venv/bin/pip" install -q "${install[@]}" "$wheel" pytest
 elif [ ${#system[@]} -gt 0 ] && [ ${#install[@]} -gt 0 ]; then
   # No venv module (e.g. Ubuntu without python3-venv): a wheel is a zip; unpack it (and the wheels of
