@@ -8,6 +8,7 @@
 #include "cbctEmissionLattice.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <vector>
@@ -17,13 +18,17 @@ namespace cbct
 
 /** \class CudaEmissionOperator
  * \brief The emission projector pair on the GPU, the twin of EmissionOperator (same lattice, same
- * arithmetic, cbctEmission.hcu): A splats the activity into each view's lattice, lets every cell
- * through exp(-mu l) and composites the slices back to front in one block per view with the
- * detector plane in shared memory; A^T composites front to back and gathers each voxel's cells. A
- * subset's views go in batches whose lattices fit the device memory budget (default: a third of the
- * free memory at construction, at most 4 GiB). The attenuation map stays on the device, and so do the
- * transmissions exp(-mu l) of every view's cells, computed once, when they fit a quarter of the free
- * memory (otherwise each batch computes its own).
+ * arithmetic, cbctEmission.hcu): A splats the activity into each view's lattice (runs of voxels along
+ * y with atomics, or, opt-in, by lattice rows in shared memory: SetSplatTiles()), lets
+ * every cell through exp(-mu l) and composites the slices back to front, each view in a thread-block
+ * cluster whose blocks hold bands of the detector plane in shared memory (sm_90; elsewhere, or when
+ * the bands do not fit, one block per view: CudaEmissionPlanComposite()); A^T composites front to back
+ * and gathers each voxel's cells. A subset's views go in batches whose lattices fit the device memory
+ * budget (default: a third of the free memory at construction, at most 4 GiB). The attenuation map
+ * stays on the device, and so do the transmissions exp(-mu l) of every view's cells, computed once,
+ * when they fit a quarter of the free memory (otherwise each batch computes its own). The environment
+ * variables CBCT_EMISSION_CLUSTER_SIZE, CBCT_EMISSION_CLUSTER_SPREAD, CBCT_EMISSION_SPLAT_TILES,
+ * CBCT_EMISSION_SPLAT_RUN and CBCT_EMISSION_GATHER_RUN override the defaults (benchmarks/README.md).
  * \ingroup ConeBeamCT
  */
 class CudaEmissionOperator : public CudaProjectorOperator
@@ -58,6 +63,19 @@ public:
     m_Launch.steps = m_Steps.Data();
     m_Launch.taps = m_Taps.Data();
     m_SharedPlanes = CudaEmissionPlanesFitSharedMemory(m_Launch.columns, m_Launch.rows);
+    for (const EmissionBlurStep & step : m_Lattice.BlurSteps())
+    {
+      m_Launch.blurReachU = std::max(m_Launch.blurReachU, step.radiusU);
+      m_Launch.blurReachV = std::max(m_Launch.blurReachV, step.radiusV);
+    }
+    this->SetCompositeClusterSize(0);
+    this->SetSplatRun(DefaultSplatRun);
+    if (const char * run = std::getenv("CBCT_EMISSION_SPLAT_RUN")) // a tuning knob (benchmarks/README.md)
+      this->SetSplatRun(std::atoi(run));
+    if (const char * tiles = std::getenv("CBCT_EMISSION_SPLAT_TILES")) // the same (1: on)
+      m_SplatTiles = std::atoi(tiles) != 0;
+    if (const char * run = std::getenv("CBCT_EMISSION_GATHER_RUN")) // the same
+      this->SetGatherRun(std::atoi(run));
     std::size_t freeBytes = 0, totalBytes = 0;
     CudaMemoryInfo(freeBytes, totalBytes);
     m_BudgetBytes = std::min<double>(freeBytes / 3., 4. * (1ull << 30));
@@ -90,6 +108,61 @@ public:
     m_CacheBytes = bytes;
   }
 
+  /** Blocks of the thread-block cluster that composites each view: 0 the default (8, or
+   * CBCT_EMISSION_CLUSTER_SIZE), 1 one block per view (the plane whole in one block), fewer when the
+   * device or the detector cannot have them (CudaEmissionPlanComposite()). The results are the same. */
+  void
+  SetCompositeClusterSize(int blocks)
+  {
+    const CudaEmissionCompositePlan plan =
+      CudaEmissionPlanComposite(m_Launch.columns, m_Launch.rows, m_Launch.blurReachU, m_Launch.blurReachV, blocks);
+    m_Launch.clusterSize = plan.clusterSize;
+    m_Launch.clusterSharedBytes = plan.sharedBytes;
+    m_Batches.clear(); // the global planes are reserved (or not) with the batches
+  }
+  /** Voxels along y that one thread splats (their shared cells summed in registers, four atomics a
+   * voxel); 0 or 1: one voxel per thread (eight atomics). The results differ in the order of float
+   * additions only. */
+  void
+  SetSplatRun(int voxels)
+  {
+    m_Launch.splatRun = std::max(0, voxels);
+  }
+  static constexpr int DefaultSplatRun = 32;
+  /** Whether the splat may go by lattice rows, one block per row with its cells in shared memory and
+   * no global atomics, in the batches whose views all suit it (CudaEmissionSplatTilesApply(): parallel
+   * views with the detector's rows along y); the other batches splat runs of voxels. Off by default:
+   * on the H100 it made an OSEM iteration of problem E 4 ms slower than runs of voxels with global
+   * atomics (a shared-memory float atomicAdd is a compare-and-swap loop on sm_90, and each voxel is
+   * visited by two rows). */
+  void
+  SetSplatTiles(bool tiles)
+  {
+    m_SplatTiles = tiles;
+    m_Batches.clear();
+  }
+  /** Whether a batch made so far splats by lattice rows. */
+  bool
+  SplatTilesUsed() const
+  {
+    return m_SplatTilesUsed;
+  }
+  /** Voxels along y that one gather thread takes (2, 4, 8 or 16: the cells neighbours share are
+   * loaded once; 0 or 1, the default: one voxel per thread, measured faster on the H100); the results
+   * are the same bit for bit. */
+  void
+  SetGatherRun(int voxels)
+  {
+    m_Launch.gatherRun = std::max(0, voxels);
+  }
+
+  /** The blocks per view's cluster in use (0: one block per view). */
+  int
+  CompositeClusterSize() const
+  {
+    return m_Launch.clusterSize;
+  }
+
   /** projections[k] = A_k volume for the k of `subset` (device buffers). */
   void
   Forward(const float * volume, float * projections, const CudaDeviceBuffer<unsigned int> * subset, int count) override
@@ -100,7 +173,9 @@ public:
       CudaEmissionLaunch launch = this->Prepare(batch);
       launch.volume = const_cast<float *>(volume);
       launch.projections = projections;
-      CudaCheck(cudaMemsetAsync(launch.cells, 0, batch.cells * sizeof(float), nullptr), "cudaMemsetAsync (emission lattice)");
+      launch.splatTiles = batch.tiles ? 1 : 0;
+      if (!batch.tiles) // the tiles write every cell
+        CudaCheck(cudaMemsetAsync(launch.cells, 0, batch.cells * sizeof(float), nullptr), "cudaMemsetAsync (emission lattice)");
       if (!m_TransmissionsCached)
         CudaCheck(LaunchEmissionTransmission(launch, nullptr), "LaunchEmissionTransmission");
       CudaCheck(LaunchEmissionSplat(launch, nullptr), "LaunchEmissionSplat");
@@ -140,6 +215,7 @@ private:
     int count = 0;
     std::size_t cells = 0;
     long long largestCells = 0;
+    bool tiles = false; // splat by lattice rows (CudaEmissionSplatTilesApply() to every view)
   };
 
   /** Every view's transmissions in one device buffer, computed now, when they take at most `bytes`. */
@@ -217,6 +293,11 @@ private:
       b.count = static_cast<int>(ids.size());
       b.cells = cells;
       b.largestCells = largest;
+      b.tiles = m_SplatTiles;
+      const int largestSlices = static_cast<int>(largest / (static_cast<long long>(m_Launch.columns) * m_Launch.rows));
+      for (unsigned int k : ids)
+        b.tiles = b.tiles && CudaEmissionSplatTilesApply(m_Lattice.Views()[k], m_Launch.size, m_Launch.columns, largestSlices);
+      m_SplatTilesUsed = m_SplatTilesUsed || b.tiles;
       batches.push_back(b);
       ids.clear();
       offsets.clear();
@@ -239,7 +320,7 @@ private:
       m_Cells.Reserve(std::max<std::size_t>(b.cells, 1), "emission lattices");
       if (m_Launch.mu && !m_TransmissionsCached)
         m_Transmission.Reserve(std::max<std::size_t>(b.cells, 1), "emission transmissions");
-      if (!m_SharedPlanes)
+      if (!m_SharedPlanes && m_Launch.clusterSize <= 1)
         m_Scratch.Reserve(2 * this->PixelsPerProjection() * b.count, "emission detector planes");
     }
     return m_Batches.emplace(subset, std::move(batches)).first->second;
@@ -256,7 +337,7 @@ private:
     launch.transmissionOffsets = batch.transmissionOffsets->Data();
     launch.cells = m_Cells.Data();
     launch.transmission = !m_Launch.mu ? nullptr : (m_TransmissionsCached ? m_TransmissionCache.Data() : m_Transmission.Data());
-    launch.scratch = m_SharedPlanes ? nullptr : m_Scratch.Data();
+    launch.scratch = m_SharedPlanes || m_Launch.clusterSize > 1 ? nullptr : m_Scratch.Data();
     return launch;
   }
 
@@ -277,6 +358,8 @@ private:
   double m_CacheBytes = 0.;
   std::map<const CudaDeviceBuffer<unsigned int> *, std::vector<Batch>> m_Batches;
   bool m_SharedPlanes = true;
+  bool m_SplatTiles = false;
+  bool m_SplatTilesUsed = false;
   double m_BudgetBytes = 0.;
 };
 

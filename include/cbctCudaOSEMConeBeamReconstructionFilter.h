@@ -2,6 +2,7 @@
 #define cbctCudaOSEMConeBeamReconstructionFilter_h
 
 #include "cbctCudaFDKBackProjection.hcu"
+#include "cbctCudaHostBufferPin.h"
 #include "cbctCudaImage.h"
 #include "cbctCudaIterativeDevices.h"
 #include "cbctCudaIterativeSupport.h"
@@ -124,6 +125,9 @@ protected:
 
     const unsigned int iterations = this->GetNumberOfIterations();
     const bool observed = leader && !reduction && this->HasObserver(itk::IterationEvent());
+    // Observers get the volume after every iteration: page-locked, its download runs at the bus's
+    // speed instead of staging through a bounce buffer (about 1 ms less per iteration for 128^3).
+    const CudaHostBufferPin pin(observed ? output->GetBufferPointer() : nullptr, voxels * sizeof(float));
     unsigned int k = 1;
     for (; k <= iterations && !this->StopIterating(reduction); ++k)
     {
