@@ -872,6 +872,16 @@ CheckTiffTags(const std::string & path)
     for (std::uint64_t e = 0; e < entries; ++e)
     {
       const std::string entry = table.substr(static_cast<std::size_t>(e * entryBytes), entryBytes);
+      // An ASCII value of one character (or none) that is not NUL: ITK takes the strlen() of it, past
+      // the end of the one byte libtiff keeps for an unknown tag (found by cbctFuzzProjectionFile).
+      if (Get16(entry, 2, little) == 2)
+      {
+        const std::uint64_t count = big ? Get64(entry, 4, little) : Get32(entry, 4, little);
+        if (count == 0 || (count == 1 && entry[big ? 12 : 8] != '\0'))
+          ThrowBadParameter("tag " + std::to_string(Get16(entry, 0, little)) + " of TIFF file " + path,
+                            "an ASCII value of " + std::to_string(count) + " characters without its closing NUL",
+                            "text ending with NUL, as TIFF defines it");
+      }
       const auto found = fixed.find(Get16(entry, 0, little));
       if (found == fixed.end())
         continue;
@@ -879,9 +889,9 @@ CheckTiffTags(const std::string & path)
       const std::uint64_t required = found->second.second;
       const std::uint64_t count = big ? Get64(entry, 4, little) : Get32(entry, 4, little);
       const std::string subject = std::string("tag ") + std::to_string(found->first) + " (" + name + ") of TIFF file " + path;
-      if (count < required)
+      if (found->first != 306 && count < required)
         ThrowBadParameter(subject, std::to_string(count) + " values long", std::to_string(required) + ", as TIFF defines it");
-      if (found->first == 306) // ASCII: libtiff keeps the string up to its first NUL
+      if (found->first == 306) // ASCII: libtiff keeps the string up to its first NUL (and adds one)
       {
         const std::string text = count <= offsetBytes ? entry.substr(big ? 12 : 8, static_cast<std::size_t>(count))
                                                       : ReadAt(path, big ? Get64(entry, 12, little) : Get32(entry, 8, little),

@@ -26,9 +26,10 @@ CheckMetaImageHeader(const std::string & path);
 void
 CheckNiftiHeader(const std::string & path);
 /** Refuses a TIFF file (every directory) holding fewer values of a tag than libtiff reads for it
- * (DateTime: a string shorter than 19 characters; PageNumber, WhitePoint, ...): ITK 5.2's
- * TIFFImageIO copies as many values as libtiff reads for the tag, past the end of what the file gave
- * (a heap buffer overflow, found by cbctFuzzProjectionFile). Before ITK reads it. */
+ * (DateTime: a string shorter than 19 characters; PageNumber, WhitePoint, ...), or an ASCII value of
+ * one character that is not NUL: ITK 5.2's TIFFImageIO copies as many values as libtiff reads for
+ * the tag, or the strlen() of the text, past the end of what the file gave (heap buffer overflows,
+ * found by cbctFuzzProjectionFile). Before ITK reads it. */
 void
 CheckTiffTags(const std::string & path);
 Measurement
