@@ -8,6 +8,7 @@
 #include "cbctFDKConeBeamReconstructionFilter.h"
 
 #include <atomic>
+#include <memory>
 #include <vector>
 
 namespace cbct
@@ -78,6 +79,30 @@ public:
   /** Pieces the last update used, over all devices (after any fallback). */
   itkGetConstMacro(NumberOfPieces, unsigned int);
 
+  /** Frees the device memory kept from the last update (buffers, cuFFT plans, textures, streams of
+   * each device). It is kept so that the next update does not allocate it again; destruction frees it
+   * too. */
+  void
+  ReleaseDeviceMemory();
+
+  /** 16-bit detector readings, as the detector wrote them. */
+  using CountImageType = typename TImage::template Rebind<unsigned short>::Type;
+
+  /** Reconstructs from 16-bit readings instead of line integrals: they are uploaded as they are (half
+   * the bytes of floats) and turned into line integrals in the weighting kernel, with the expression
+   * of IntensityToLineIntegralImageFilter: `logFlatPerProjection[k]` = ln(max(I0 - Idark, minimum)) of
+   * projection k (one per projection of the readings' largest region, GetLogFlatFields() of that
+   * filter) and `conversion` (its GetConversion()). The readings take the place of the projections
+   * input (their grid is its grid); SetProjections() afterwards goes back to line integrals. The
+   * readings must be up to date (they are read, not updated); modifying them re-runs the filter. */
+  void
+  SetCountProjections(const CountImageType * readings, const std::vector<double> & logFlatPerProjection,
+                      const LineIntegralConversion & conversion);
+
+  /** Includes the readings' modification time (they are not a pipeline input). */
+  itk::ModifiedTimeType
+  GetMTime() const override;
+
 protected:
   CudaFDKConeBeamReconstructionFilter();
   ~CudaFDKConeBeamReconstructionFilter() override = default;
@@ -86,6 +111,9 @@ protected:
    * all the filter reads). */
   void
   GenerateInputRequestedRegion() override;
+  /** With readings: the projections input's grid refreshed from theirs first. */
+  void
+  GenerateOutputInformation() override;
   void
   GenerateData() override;
 
@@ -95,7 +123,7 @@ private:
   PlanPieces(const typename TImage::RegionType & share, unsigned int count);
   /** Reconstructs one device's share, with more pieces while the device runs out of memory. */
   CudaFDKTimes
-  ReconstructShare(int device, const CudaFDKProblem & problem, const typename TImage::RegionType & share,
+  ReconstructShare(CudaFDKDevicePipeline & pipeline, const CudaFDKProblem & problem, const typename TImage::RegionType & share,
                    const std::atomic<bool> & abort, const CudaFDKDevicePipeline::PieceCallback & pieceDone,
                    std::atomic<unsigned int> & piecesUsed);
 
@@ -103,6 +131,14 @@ private:
   std::size_t m_DeviceMemoryBudget = 0;
   unsigned int m_MinimumPieces = 0;
   unsigned int m_NumberOfPieces = 0;
+  // One pipeline per share of the last update, with its device memory (ReleaseDeviceMemory()).
+  std::vector<std::unique_ptr<CudaFDKDevicePipeline>> m_Pipelines;
+  // SetCountProjections(): the readings, and the image without pixels that stands for them as the
+  // projections input (their grid, for the stages' geometry and regions).
+  typename CountImageType::ConstPointer m_Counts;
+  typename TImage::Pointer m_CountsGrid;
+  std::vector<double> m_LogFlat;
+  LineIntegralConversion m_Conversion;
 };
 
 } // namespace cbct

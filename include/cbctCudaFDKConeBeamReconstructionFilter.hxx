@@ -4,11 +4,14 @@
 #include "cbctConstantImageSource.h"
 #include "cbctCudaCheck.h"
 #include "cbctCudaDevice.h"
+#include "cbctInputChecks.h"
 #include "cbctRampFilterResponse.h"
 #include "cbctSlabSplit.h"
+#include "cbctTruncationCorrection.hcu"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -54,6 +57,63 @@ CudaFDKConeBeamReconstructionFilter<TImage>::SetDevices(const std::vector<int> &
 }
 
 template <typename TImage>
+void
+CudaFDKConeBeamReconstructionFilter<TImage>::ReleaseDeviceMemory()
+{
+  m_Pipelines.clear();
+}
+
+template <typename TImage>
+void
+CudaFDKConeBeamReconstructionFilter<TImage>::SetCountProjections(const CountImageType * readings,
+                                                                 const std::vector<double> & logFlatPerProjection,
+                                                                 const LineIntegralConversion & conversion)
+{
+  if (!readings)
+    ThrowBadParameter("CUDA FDK 16-bit readings", "none", "an image of detector readings");
+  const std::size_t projections = readings->GetLargestPossibleRegion().GetSize(2);
+  if (logFlatPerProjection.size() != projections)
+    ThrowBadParameter("CUDA FDK log flat fields", std::to_string(logFlatPerProjection.size()) + " values",
+                      "one per projection of the readings (" + std::to_string(projections) + ")");
+  for (double v : logFlatPerProjection)
+    if (!std::isfinite(v))
+      ThrowBadParameter("CUDA FDK log flat field", v, "a finite ln(I0 - Idark)");
+  if (!(conversion.minimum > 0.) || !std::isfinite(conversion.dark) || !std::isfinite(conversion.minimum))
+    ThrowBadParameter("CUDA FDK intensity conversion minimum", conversion.minimum, "a finite minimum signal > 0");
+  m_Counts = readings;
+  m_LogFlat = logFlatPerProjection;
+  m_Conversion = conversion;
+  if (!m_CountsGrid)
+    m_CountsGrid = TImage::New();
+  m_CountsGrid->CopyInformation(readings);
+  m_CountsGrid->SetBufferedRegion(readings->GetBufferedRegion());
+  this->SetProjections(m_CountsGrid);
+  this->Modified();
+}
+
+template <typename TImage>
+itk::ModifiedTimeType
+CudaFDKConeBeamReconstructionFilter<TImage>::GetMTime() const
+{
+  itk::ModifiedTimeType t = Superclass::GetMTime();
+  if (m_Counts && this->GetInput(1) == m_CountsGrid.GetPointer())
+    t = std::max(t, m_Counts->GetMTime());
+  return t;
+}
+
+template <typename TImage>
+void
+CudaFDKConeBeamReconstructionFilter<TImage>::GenerateOutputInformation()
+{
+  if (m_Counts && this->GetInput(1) == m_CountsGrid.GetPointer())
+  {
+    m_CountsGrid->CopyInformation(m_Counts);
+    m_CountsGrid->SetBufferedRegion(m_Counts->GetBufferedRegion());
+  }
+  Superclass::GenerateOutputInformation();
+}
+
+template <typename TImage>
 std::vector<CudaFDKPiece>
 CudaFDKConeBeamReconstructionFilter<TImage>::PlanPieces(const typename TImage::RegionType & share, unsigned int count)
 {
@@ -79,12 +139,13 @@ CudaFDKConeBeamReconstructionFilter<TImage>::PlanPieces(const typename TImage::R
 
 template <typename TImage>
 CudaFDKTimes
-CudaFDKConeBeamReconstructionFilter<TImage>::ReconstructShare(int device, const CudaFDKProblem & problem,
+CudaFDKConeBeamReconstructionFilter<TImage>::ReconstructShare(CudaFDKDevicePipeline & pipeline, const CudaFDKProblem & problem,
                                                               const typename TImage::RegionType & share,
                                                               const std::atomic<bool> & abort,
                                                               const CudaFDKDevicePipeline::PieceCallback & pieceDone,
                                                               std::atomic<unsigned int> & piecesUsed)
 {
+  const int device = pipeline.GetDevice();
   CudaCheck(cudaSetDevice(device), "cudaSetDevice (" + std::to_string(device) + ")");
   const std::size_t rowsOfShare = share.GetSize(1);
   const std::size_t shareBytes = share.GetNumberOfPixels() * sizeof(float);
@@ -93,6 +154,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::ReconstructShare(int device, const 
   count = static_cast<unsigned int>(std::min<std::size_t>(count, rowsOfShare));
   std::size_t freeBytes = 0, totalBytes = 0;
   CudaMemoryInfo(freeBytes, totalBytes);
+  freeBytes += pipeline.GetHeldBytes(); // what the last update kept is ours to reuse
   const std::size_t budget = m_DeviceMemoryBudget > 0 ? m_DeviceMemoryBudget : freeBytes / 10 * 9;
   for (;;)
   {
@@ -115,7 +177,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::ReconstructShare(int device, const 
                                            FormatBytes(totalBytes) + ")",
                                          ITK_LOCATION);
       piecesUsed = static_cast<unsigned int>(pieces.size());
-      return CudaFDKDevicePipeline::Run(device, problem, pieces, abort, pieceDone);
+      return pipeline.Run(problem, pieces, abort, pieceDone);
     }
     catch (const itk::MemoryAllocationError &)
     {
@@ -188,26 +250,52 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   problem.stackFirstColumn = static_cast<int>(stack.GetIndex(0));
   problem.stackFirstRow = static_cast<int>(stack.GetIndex(1));
   problem.count = count;
+  // The ramp filter's options, with the CPU filter's own rules for their sizes.
+  problem.truncationExtent =
+    TruncationCorrectionExtent(static_cast<int>(problem.paddedColumns), problem.length, ramp->GetTruncationCorrection());
+  std::vector<double> taps;
+  if (ramp->GetHannCutFrequencyY() > 0.)
+  {
+    taps = HannLowPassKernel(
+      RampFilterPaddedLength(static_cast<unsigned int>(projections->GetLargestPossibleRegion().GetSize(1))),
+      ramp->GetHannCutFrequencyY());
+    problem.smoothingTaps = &taps;
+  }
 
-  // Projections: read in place on the device that holds them if it is the only one, else from
-  // page-locked host memory (downloaded first if the device copy is the current one).
-  auto * stackManager = projections->GetCudaDataManager();
+  // Projections (line integrals or 16-bit readings): read in place on the device that holds them if
+  // it is the only one, else from page-locked host memory (downloaded first if the device copy is
+  // the current one).
+  const bool fromCounts = m_Counts && projections == m_CountsGrid.GetPointer();
+  if (fromCounts && m_Counts->GetBufferedRegion() != stack)
+    ThrowBadParameter("CUDA FDK 16-bit readings' buffered region", m_Counts->GetBufferedRegion(),
+                      "the region they had when the filter was updated (update the readings first)");
+  auto * stackManager = fromCounts ? const_cast<CountImageType *>(m_Counts.GetPointer())->GetCudaDataManager()
+                                   : projections->GetCudaDataManager();
+  const void * stackData = nullptr;
   if (!stackManager->IsHostCurrent() && shares == 1)
   {
     int current = 0;
     CudaCheck(cudaGetDevice(&current), "cudaGetDevice");
     if (current == devices[0])
     {
-      problem.stack = static_cast<const float *>(stackManager->DeviceBufferForRead());
+      stackData = stackManager->DeviceBufferForRead();
       problem.stackDevice = current;
     }
   }
-  if (!problem.stack)
+  if (!stackData)
   {
     stackManager->SynchronizeHost();
     stackManager->PinHostBuffer();
-    problem.stack = static_cast<const float *>(stackManager->GetHostBuffer());
+    stackData = stackManager->GetHostBuffer();
   }
+  if (fromCounts)
+  {
+    problem.counts = static_cast<const unsigned short *>(stackData);
+    problem.logFlat = m_LogFlat.data() + firstProjection;
+    problem.conversion = m_Conversion;
+  }
+  else
+    problem.stack = static_cast<const float *>(stackData);
 
   // The initial volume: a constant is filled on the device, anything else comes from host memory.
   const auto * constant = dynamic_cast<const ConstantImageSource<TImage> *>(volume->GetSource().GetPointer());
@@ -223,6 +311,13 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   output->GetCudaDataManager()->PinHostBuffer();
   problem.output = static_cast<float *>(output->GetCudaDataManager()->GetHostBuffer());
   problem.outputBox = detail::ToBox(region);
+
+  // A pipeline per share, kept from the last update when its device is the same (its buffers are
+  // reused); the others' memory is given back first.
+  m_Pipelines.resize(shares);
+  for (std::size_t d = 0; d < shares; ++d)
+    if (!m_Pipelines[d] || m_Pipelines[d]->GetDevice() != devices[d])
+      m_Pipelines[d] = std::make_unique<CudaFDKDevicePipeline>(devices[d]);
 
   // One share of rows per device, one thread each; progress counted in voxels downloaded.
   const std::vector<typename TImage::RegionType> shareRegions = SlabSplit::Equal(region, shares);
@@ -246,7 +341,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
     // One device: in this thread, reporting each piece as ITK progress.
     try
     {
-      times[0] = this->ReconstructShare(devices[0], problem, shareRegions[0], abort,
+      times[0] = this->ReconstructShare(*m_Pipelines[0], problem, shareRegions[0], abort,
                                         [&](std::size_t) {
                                           ++piecesDone;
                                           progress();
@@ -269,7 +364,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
       threads.emplace_back([&, d]() {
         try
         {
-          times[d] = this->ReconstructShare(devices[d], problem, shareRegions[d], abort,
+          times[d] = this->ReconstructShare(*m_Pipelines[d], problem, shareRegions[d], abort,
                                             [&](std::size_t) {
                                               ++piecesDone;
                                               changed.notify_all();

@@ -4,10 +4,12 @@
 #include "ConeBeamCTExport.h"
 #include "cbctFDKBackProjection.hcu"
 #include "cbctFDKWeighting.hcu"
+#include "cbctLineIntegralConversion.hcu"
 
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace cbct
@@ -40,8 +42,14 @@ struct CudaFDKProblem
 {
   // Projections: `count` projections of `stackRows` x `columns` floats, whose first pixel is stack
   // pixel (stackFirstColumn, stackFirstRow); page-locked host memory, or device memory of
-  // `stackDevice` (then only that device may read it).
+  // `stackDevice` (then only that device may read it). Or, with `counts` set instead of `stack`, the
+  // same as 16-bit detector readings: uploaded as they are (half the bytes) and turned into line
+  // integrals by the weighting kernel with `logFlat` (`count` entries: ln(max(I0 - Idark, minimum)) of
+  // each projection) and `conversion`, the CPU's IntensityToLineIntegralImageFilter's expression.
   const float * stack = nullptr;
+  const unsigned short * counts = nullptr;
+  const double * logFlat = nullptr;
+  LineIntegralConversion conversion{};
   int stackDevice = -1;
   std::size_t columns = 0;
   std::size_t stackRows = 0;
@@ -55,6 +63,13 @@ struct CudaFDKProblem
   std::size_t paddedColumns = 0;
   int length = 0;
   const std::vector<double> * response = nullptr;
+  // The ramp filter's options, as FFTRampImageFilter applies them: the truncation correction (RTK's
+  // --pad) extends each weighted row by `truncationExtent` pixels a side before the transform; the
+  // Hann low-pass along v (--hannY), with its `smoothingTaps` (HannLowPassKernel(), null: none), mixes
+  // every detector row of a projection, so each piece then weights and filters all `stackRows` rows
+  // and keeps its own while cropping.
+  int truncationExtent = 0;
+  const std::vector<double> * smoothingTaps = nullptr;
   // Backprojection.
   const ConeProjection * matrices = nullptr; ///< `count` entries
   // The volume: the output (page-locked host memory) holds `output`'s box; the initial volume is a
@@ -101,8 +116,14 @@ struct CudaFDKTimes
  * priority: its kernels take free multiprocessors as the backprojection's blocks retire, so batch b+1
  * is ready before batch b's backprojection ends. The FFT runs in chunks of a fixed number of rows,
  * whatever the piece, so a row's filtered values never depend on how the volume was cut (several
- * devices give the one-device volume bit for bit). Not thread-safe itself: one object per device
- * thread. CUDA errors throw itk::ExceptionObject (out of memory as itk::MemoryAllocationError).
+ * devices give the one-device volume bit for bit).
+ *
+ * The object keeps its device buffers, cuFFT plans, textures and streams from one Run() to the next
+ * (they only grow), so a filter updated again (ITK streaming, a loop over scans, a benchmark) does
+ * not allocate and free a volume's worth of device memory each time: on an H100 that was about 8 ms
+ * of S's 76 (cudaFree waits for the device). Release() or destruction gives it back. Not
+ * thread-safe itself: one object per device thread. CUDA errors throw itk::ExceptionObject (out of
+ * memory as itk::MemoryAllocationError, after which the object holds nothing).
  * \ingroup ConeBeamCT
  */
 class ConeBeamCT_EXPORT CudaFDKDevicePipeline
@@ -111,15 +132,49 @@ public:
   /** Called from the device's thread after each piece is downloaded (its index in `pieces`). */
   using PieceCallback = std::function<void(std::size_t)>;
 
+  explicit CudaFDKDevicePipeline(int device);
+  ~CudaFDKDevicePipeline();
+  CudaFDKDevicePipeline(const CudaFDKDevicePipeline &) = delete;
+  CudaFDKDevicePipeline &
+  operator=(const CudaFDKDevicePipeline &) = delete;
+
   /** Device memory the run needs for pieces of at most `voxels` voxels and `rows` detector rows. */
   static std::size_t
   BytesFor(const CudaFDKProblem & problem, std::size_t voxels, std::size_t rows);
 
-  /** Reconstructs `pieces` on `device` (cudaSetDevice'd by the caller's thread here). Stops between
-   * pieces when `abort` becomes true. */
-  static CudaFDKTimes
-  Run(int device, const CudaFDKProblem & problem, const std::vector<CudaFDKPiece> & pieces,
-      const std::atomic<bool> & abort, const PieceCallback & pieceDone);
+  int
+  GetDevice() const
+  {
+    return m_Device;
+  }
+
+  /** Device memory held between runs (BytesFor() of the largest run so far; 0 after Release()). */
+  std::size_t
+  GetHeldBytes() const
+  {
+    return m_HeldBytes;
+  }
+
+  /** Frees the held device memory, plans and streams. */
+  void
+  Release();
+
+  /** Reconstructs `pieces` on this object's device (made current for the calling thread). Stops
+   * between pieces when `abort` becomes true. */
+  CudaFDKTimes
+  Run(const CudaFDKProblem & problem, const std::vector<CudaFDKPiece> & pieces, const std::atomic<bool> & abort,
+      const PieceCallback & pieceDone);
+
+private:
+  struct Resources; // device buffers, plan, textures, streams (CUDA types stay in the .cxx)
+
+  CudaFDKTimes
+  RunWithResources(const CudaFDKProblem & problem, const std::vector<CudaFDKPiece> & pieces,
+                   const std::atomic<bool> & abort, const PieceCallback & pieceDone);
+
+  int m_Device = 0;
+  std::unique_ptr<Resources> m_Resources;
+  std::size_t m_HeldBytes = 0;
 };
 
 } // namespace cbct

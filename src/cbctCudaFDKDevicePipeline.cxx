@@ -9,6 +9,7 @@
 #  include "cbctCudaFDKWeighting.hcu"
 #  include "cbctCudaFFTRampImageFilter.h"
 #  include "cbctCudaProjectionTexture.h"
+#  include "cbctCudaRampExtensions.hcu"
 #  include "cbctCudaRampFilter.hcu"
 
 #  include <itkMacro.h>
@@ -67,6 +68,15 @@ public:
     m_Events.push_back(e);
     CudaCheck(cudaEventRecord(e, stream), "cudaEventRecord");
     return e;
+  }
+
+  /** Destroys the events recorded so far (the streams must be idle: after a run). */
+  void
+  ClearEvents()
+  {
+    for (cudaEvent_t e : m_Events)
+      cudaEventDestroy(e);
+    m_Events.clear();
   }
 
   cudaStream_t filter = nullptr;
@@ -143,6 +153,14 @@ RoundUp(std::size_t n, std::size_t to)
 {
   return (n + to - 1) / to * to;
 }
+
+/** Detector rows a piece that backprojects `rows` rows weights and filters: its own, or with the
+ * low-pass along v every row of the stack (each filtered row mixes them all). */
+std::size_t
+FilteredRows(const CudaFDKProblem & problem, std::size_t rows)
+{
+  return problem.smoothingTaps ? problem.stackRows : rows;
+}
 } // namespace
 
 std::size_t
@@ -150,9 +168,11 @@ CudaFDKDevicePipeline::BytesFor(const CudaFDKProblem & problem, std::size_t voxe
 {
   const std::size_t batch = CudaBackProjectionBatch;
   const std::size_t length = static_cast<std::size_t>(problem.length);
+  const std::size_t filterRows = FilteredRows(problem, rows);
+  const std::size_t pixel = problem.counts ? sizeof(unsigned short) : sizeof(float);
   const std::size_t volume = 2 * voxels * sizeof(float);                             // two pieces in flight
-  const std::size_t raw = batch * rows * problem.columns * sizeof(float);            // one uploaded batch
-  const std::size_t padded = RoundUp(batch * rows, FFTChunkRows) * length * sizeof(double); // FFT rows
+  const std::size_t raw = batch * filterRows * problem.columns * pixel;              // one uploaded batch
+  const std::size_t padded = RoundUp(batch * filterRows, FFTChunkRows) * length * sizeof(double); // FFT rows
   const std::size_t spectra = FFTChunkRows * (length / 2 + 1) * 2 * sizeof(double);  // one chunk's spectra
   const std::size_t filtered = batch * rows * problem.paddedColumns * sizeof(float); // cropped, for the texture
   const std::size_t textures = 2 * filtered;                                         // double-buffered
@@ -160,10 +180,52 @@ CudaFDKDevicePipeline::BytesFor(const CudaFDKProblem & problem, std::size_t voxe
   return volume + raw + padded + spectra + filtered + textures + cufftWork + (std::size_t(64) << 20);
 }
 
+/** What a pipeline keeps between runs. The streams are declared last so that they are destroyed
+ * (synchronised) first, before the buffers their work may still use are freed. */
+struct CudaFDKDevicePipeline::Resources
+{
+  CudaDeviceBuffer<float> pieceVolumes[2];
+  CudaDeviceBuffer<float> raw;
+  CudaDeviceBuffer<unsigned short> rawCounts;
+  CudaDeviceBuffer<float> filtered;
+  CudaRampFilterPlan plan;
+  CudaProjectionTexture textures[2];
+  CudaDeviceBuffer<FDKWeightingProjection> parameters;
+  CudaDeviceBuffer<double> taps;
+  CudaDeviceBuffer<double> logFlat;
+  Streams streams;
+};
+
+CudaFDKDevicePipeline::CudaFDKDevicePipeline(int device)
+  : m_Device(device)
+{}
+
+CudaFDKDevicePipeline::~CudaFDKDevicePipeline()
+{
+  this->Release();
+}
+
+void
+CudaFDKDevicePipeline::Release()
+{
+  if (!m_Resources)
+    return;
+  // Free on the device that holds them, and leave the caller's current device as it was.
+  int current = -1;
+  const bool known = cudaGetDevice(&current) == cudaSuccess;
+  cudaSetDevice(m_Device);
+  m_Resources.reset();
+  if (known)
+    cudaSetDevice(current);
+  cudaGetLastError(); // nothing to report from a release
+  m_HeldBytes = 0;
+}
+
 CudaFDKTimes
-CudaFDKDevicePipeline::Run(int device, const CudaFDKProblem & problem, const std::vector<CudaFDKPiece> & pieces,
+CudaFDKDevicePipeline::Run(const CudaFDKProblem & problem, const std::vector<CudaFDKPiece> & pieces,
                            const std::atomic<bool> & abort, const PieceCallback & pieceDone)
 {
+  const int device = m_Device;
   CudaCheck(cudaSetDevice(device), "cudaSetDevice (" + std::to_string(device) + ")");
   CudaFDKTimes times;
   if (pieces.empty())
@@ -171,6 +233,28 @@ CudaFDKDevicePipeline::Run(int device, const CudaFDKProblem & problem, const std
   if (problem.stackDevice >= 0 && problem.stackDevice != device)
     itkGenericExceptionMacro(<< "CUDA FDK: the projections are in the memory of device " << problem.stackDevice
                              << " and cannot be read by device " << device);
+  try
+  {
+    if (!m_Resources)
+      m_Resources = std::make_unique<Resources>();
+    times = this->RunWithResources(problem, pieces, abort, pieceDone);
+  }
+  catch (...)
+  {
+    // Whatever was queued is waited for and everything freed: the caller may retry with smaller
+    // pieces (out of memory) and nothing half-made is kept.
+    this->Release();
+    throw;
+  }
+  return times;
+}
+
+CudaFDKTimes
+CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const std::vector<CudaFDKPiece> & pieces,
+                                        const std::atomic<bool> & abort, const PieceCallback & pieceDone)
+{
+  Resources & r = *m_Resources;
+  CudaFDKTimes times;
   const std::size_t batch = CudaBackProjectionBatch;
   const std::size_t columns = problem.columns, paddedColumns = problem.paddedColumns;
   const std::size_t length = static_cast<std::size_t>(problem.length);
@@ -181,24 +265,38 @@ CudaFDKDevicePipeline::Run(int device, const CudaFDKProblem & problem, const std
     maxVoxels = std::max(maxVoxels, p.box.Voxels());
   }
 
-  // Device buffers (an allocation failure throws itk::MemoryAllocationError: the caller retries
-  // with smaller pieces).
-  CudaDeviceBuffer<float> pieceVolumes[2];
+  // Device buffers, kept from earlier runs where large enough (an allocation failure throws
+  // itk::MemoryAllocationError: the caller retries with smaller pieces).
+  CudaDeviceBuffer<float> * pieceVolumes = r.pieceVolumes;
   pieceVolumes[0].Reserve(maxVoxels, "volume piece");
   pieceVolumes[1].Reserve(maxVoxels, "volume piece");
-  CudaDeviceBuffer<float> raw(batch * maxRows * columns);
-  CudaDeviceBuffer<float> filtered(batch * maxRows * paddedColumns);
-  CudaRampFilterPlan plan;
+  const std::size_t maxFilterRows = FilteredRows(problem, maxRows);
+  CudaDeviceBuffer<float> & raw = r.raw;
+  CudaDeviceBuffer<unsigned short> & rawCounts = r.rawCounts;
+  if (problem.counts)
+    rawCounts.Reserve(batch * maxFilterRows * columns, "16-bit projections");
+  else
+    raw.Reserve(batch * maxFilterRows * columns, "projections");
+  CudaDeviceBuffer<float> & filtered = r.filtered;
+  filtered.Reserve(batch * maxRows * paddedColumns, "filtered projections");
+  CudaRampFilterPlan & plan = r.plan;
   plan.Prepare(problem.length, static_cast<int>(FFTChunkRows), *problem.response);
-  plan.ReserveRows(batch * maxRows);
-  CudaProjectionTexture textures[2];
+  plan.ReserveRows(batch * maxFilterRows);
+  CudaDeviceBuffer<double> & taps = r.taps;
+  CudaDeviceBuffer<double> & logFlat = r.logFlat;
+  if (problem.smoothingTaps)
+    taps.Upload(*problem.smoothingTaps);
+  if (problem.counts)
+    logFlat.Upload(std::vector<double>(problem.logFlat, problem.logFlat + problem.count));
+  CudaProjectionTexture * textures = r.textures;
   textures[0].Reserve(static_cast<int>(paddedColumns), static_cast<int>(maxRows), static_cast<int>(batch));
   textures[1].Reserve(static_cast<int>(paddedColumns), static_cast<int>(maxRows), static_cast<int>(batch));
-  CudaDeviceBuffer<FDKWeightingProjection> parameters;
+  CudaDeviceBuffer<FDKWeightingProjection> & parameters = r.parameters;
   parameters.Upload(std::vector<FDKWeightingProjection>(problem.parameters, problem.parameters + problem.count));
+  m_HeldBytes = std::max(m_HeldBytes, BytesFor(problem, maxVoxels, maxRows));
 
   const cudaMemcpyKind uploadKind = problem.stackDevice >= 0 ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
-  Streams streams;
+  Streams & streams = r.streams;
   struct Timing
   {
     cudaEvent_t uploadStart, uploaded, weighted, filtered, bpStart, bpEnd;
@@ -223,6 +321,9 @@ CudaFDKDevicePipeline::Run(int device, const CudaFDKProblem & problem, const std
       CopyBox(problem.initial, problem.initialBox, pieceData, Layout(box), box, cudaMemcpyHostToDevice, streams.backProjection);
 
     const int firstRow = piece.firstRow, rows = piece.rows;
+    // The rows weighted and filtered: the piece's, or with the low-pass along v all of the stack's.
+    const int filterFirstRow = problem.smoothingTaps ? problem.stackFirstRow : firstRow;
+    const int filterRows = problem.smoothingTaps ? static_cast<int>(problem.stackRows) : rows;
     unsigned int batchesOfPiece = rows > 0 ? (problem.count + static_cast<unsigned int>(batch) - 1) / static_cast<unsigned int>(batch) : 0;
     for (unsigned int b = 0; b < batchesOfPiece; ++b, ++batchNumber)
     {
@@ -234,40 +335,84 @@ CudaFDKDevicePipeline::Run(int device, const CudaFDKProblem & problem, const std
       if (textureFree[t])
         CudaCheck(cudaStreamWaitEvent(streams.filter, textureFree[t], 0), "cudaStreamWaitEvent (texture free)");
       timing.uploadStart = streams.Record(streams.filter);
-      const float * source = problem.stack + ((static_cast<std::size_t>(k0) * problem.stackRows) +
-                                              static_cast<std::size_t>(firstRow - problem.stackFirstRow)) *
-                                               columns;
-      CudaCheck(cudaMemcpy2DAsync(raw.Data(), columns * rows * sizeof(float), source, columns * problem.stackRows * sizeof(float),
-                                  columns * rows * sizeof(float), n, uploadKind, streams.filter),
-                "cudaMemcpy2DAsync (upload projections)", columns * rows * n * sizeof(float));
+      // The batch's rows in one 2D copy: a contiguous run of filterRows rows per projection.
+      const std::size_t pixel = problem.counts ? sizeof(unsigned short) : sizeof(float);
+      const std::size_t sourceOffset =
+        (static_cast<std::size_t>(k0) * problem.stackRows + static_cast<std::size_t>(filterFirstRow - problem.stackFirstRow)) * columns;
+      const void * source = problem.counts ? static_cast<const void *>(problem.counts + sourceOffset)
+                                           : static_cast<const void *>(problem.stack + sourceOffset);
+      void * destination = problem.counts ? static_cast<void *>(rawCounts.Data()) : static_cast<void *>(raw.Data());
+      CudaCheck(cudaMemcpy2DAsync(destination, columns * filterRows * pixel, source, columns * problem.stackRows * pixel,
+                                  columns * filterRows * pixel, n, uploadKind, streams.filter),
+                "cudaMemcpy2DAsync (upload projections)", columns * filterRows * n * pixel);
       timing.uploaded = streams.Record(streams.filter);
 
       CudaWeightingLaunch w;
-      w.input = raw.Data();
+      if (problem.counts)
+      {
+        w.inputCounts = rawCounts.Data();
+        w.logFlat = logFlat.Data() + k0;
+        w.conversion = problem.conversion;
+      }
+      else
+        w.input = raw.Data();
       w.outputDouble = plan.PaddedRows();
       w.inputColumns = static_cast<int>(columns);
-      w.inputProjectionStride = static_cast<long long>(columns) * rows;
+      w.inputProjectionStride = static_cast<long long>(columns) * filterRows;
       w.inputFirstColumn = problem.stackFirstColumn;
       w.outputColumns = static_cast<int>(paddedColumns);
       w.outputPitch = problem.length;
-      w.outputProjectionStride = static_cast<long long>(length) * rows;
+      w.outputProjectionStride = static_cast<long long>(length) * filterRows;
       w.outputFirstColumn = problem.paddedFirst;
-      w.rows = rows;
-      w.firstRow = firstRow;
+      w.rows = filterRows;
+      w.firstRow = filterFirstRow;
       w.projections = n;
       w.parameters = parameters.Data() + k0;
       w.scan = problem.scan;
       CudaCheck(LaunchFDKWeighting(w, streams.filter), "LaunchFDKWeighting");
+      if (problem.truncationExtent > 0)
+      {
+        CudaTruncationExtensionLaunch extend;
+        extend.rows = plan.PaddedRows();
+        extend.pitch = problem.length;
+        extend.columns = static_cast<int>(paddedColumns);
+        extend.extent = problem.truncationExtent;
+        extend.count = static_cast<long long>(n) * filterRows;
+        CudaCheck(LaunchTruncationExtension(extend, streams.filter), "LaunchTruncationExtension");
+      }
       timing.weighted = streams.Record(streams.filter);
-      plan.FilterRows(streams.filter, static_cast<std::size_t>(n) * rows);
-      CudaCropRowsLaunch crop;
-      crop.input = plan.PaddedRows();
-      crop.inputPitch = problem.length;
-      crop.output = filtered.Data();
-      crop.outputPitch = static_cast<int>(paddedColumns);
-      crop.columns = static_cast<int>(paddedColumns);
-      crop.rows = static_cast<long long>(n) * rows;
-      CudaCheck(LaunchCropRows(crop, streams.filter), "LaunchCropRows");
+      plan.FilterRows(streams.filter, static_cast<std::size_t>(n) * filterRows);
+      if (problem.smoothingTaps)
+      {
+        // Crop with the low-pass along v: the piece's rows, each mixing every filtered row.
+        CudaCropSmoothColumnsLaunch crop;
+        crop.input = plan.PaddedRows();
+        crop.inputPitch = problem.length;
+        crop.inputProjectionStride = static_cast<long long>(length) * filterRows;
+        crop.rows = filterRows;
+        crop.firstColumn = 0;
+        crop.output = filtered.Data();
+        crop.outputPitch = static_cast<int>(paddedColumns);
+        crop.outputProjectionStride = static_cast<long long>(paddedColumns) * rows;
+        crop.columns = static_cast<int>(paddedColumns);
+        crop.firstOutputRow = firstRow - filterFirstRow;
+        crop.outputRows = rows;
+        crop.projections = n;
+        crop.taps = taps.Data();
+        crop.tapCount = static_cast<int>(problem.smoothingTaps->size());
+        CudaCheck(LaunchCropSmoothColumns(crop, streams.filter), "LaunchCropSmoothColumns");
+      }
+      else
+      {
+        CudaCropRowsLaunch crop;
+        crop.input = plan.PaddedRows();
+        crop.inputPitch = problem.length;
+        crop.output = filtered.Data();
+        crop.outputPitch = static_cast<int>(paddedColumns);
+        crop.columns = static_cast<int>(paddedColumns);
+        crop.rows = static_cast<long long>(n) * rows;
+        CudaCheck(LaunchCropRows(crop, streams.filter), "LaunchCropRows");
+      }
       textures[t].CopyFromDevice(filtered.Data(), paddedColumns * sizeof(float), static_cast<int>(paddedColumns), rows, rows, n,
                                  streams.filter);
       timing.filtered = streams.Record(streams.filter);
@@ -350,6 +495,7 @@ CudaFDKDevicePipeline::Run(int device, const CudaFDKProblem & problem, const std
     times.filtering += Seconds(t.weighted, t.filtered);
     times.backprojection += Seconds(t.bpStart, t.bpEnd);
   }
+  streams.ClearEvents(); // the streams are idle: this run's events go, the streams stay
   return times;
 }
 

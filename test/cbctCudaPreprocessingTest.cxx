@@ -3,6 +3,7 @@
 // low-pass along v (--hannY) in the CUDA ramp filter, and (once the CUDA FDK composite applies them)
 // a whole FDK with both. Needs a CUDA device; skips cleanly without one. The CPU twins of these tests
 // are in cbctPreprocessingTest.cxx, cbctRampFilterTest.cxx and cbctFDKTest.cxx.
+#include "cbctConstantImageSource.h"
 #include "cbctCudaDevice.h"
 #include "cbctCudaDeviceBuffer.h"
 #include "cbctCudaFDKConeBeamReconstructionFilter.h"
@@ -14,6 +15,9 @@
 
 #include <gtest/gtest.h>
 
+#include <itkImageRegionConstIteratorWithIndex.h>
+
+#include <cmath>
 #include <cstdint>
 
 using namespace cbct;
@@ -63,6 +67,24 @@ ToCuda(const ImageType * image)
   std::copy(image->GetBufferPointer(), image->GetBufferPointer() + image->GetBufferedRegion().GetNumberOfPixels(),
             copy->GetBufferPointer());
   return copy;
+}
+
+/** A zero volume on the GPU: `size` voxels of `spacing` mm, centred on the rotation axis. */
+ConstantImageSource<CudaImageType>::Pointer
+CudaZeroVolume(const CudaImageType::SizeType & size, double spacing)
+{
+  auto source = ConstantImageSource<CudaImageType>::New();
+  CudaImageType::SpacingType s;
+  CudaImageType::PointType origin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    s[d] = spacing;
+    origin[d] = -0.5 * (size[d] - 1.) * spacing;
+  }
+  source->SetSize(size);
+  source->SetSpacing(s);
+  source->SetOrigin(origin);
+  return source;
 }
 
 /** Relative L2 difference of a CUDA image against a CPU one (NaN fails). */
@@ -218,4 +240,147 @@ TEST_F(CudaPreprocessing, FDKWithTruncationCorrectionAndHannAlongVMatchesCpu)
   volume(gpu, gpuZero);
   gpu->Update();
   EXPECT_LT(Difference(gpu->GetOutput(), cpu->GetOutput()), 5e-4); // the texture unit's blend, as in cbctCudaFDKTest
+}
+
+TEST_F(CudaPreprocessing, FDKWithRampOptionsDoesNotDependOnPiecesOrDevices)
+{
+  // --pad and --hannY in the fused pipeline: each piece weights and filters every detector row (the
+  // low-pass along v mixes them) and keeps its own; the volume is the one-piece volume bit for bit,
+  // however it is cut, and a slab of it (a requested region) is the same slab of the whole.
+  auto geometry = CircularGeometry(70);
+  auto projections = ToCuda(WaterProjections<ImageType>(geometry, 64));
+  auto run = [&](unsigned int pieces, const std::vector<int> & devices, const itk::ImageRegion<3> * slab) {
+    auto zero = CudaZeroVolume({ { 48, 40, 48 } }, 2.);
+    auto fdk = CudaFDKConeBeamReconstructionFilter<CudaImageType>::New();
+    fdk->SetInput(0, zero->GetOutput());
+    fdk->SetProjections(projections);
+    fdk->SetGeometry(geometry);
+    fdk->GetRampFilter()->SetTruncationCorrection(0.4);
+    fdk->GetRampFilter()->SetHannCutFrequencyY(0.6);
+    fdk->SetMinimumPieces(pieces);
+    if (!devices.empty())
+      fdk->SetDevices(devices);
+    if (slab)
+      fdk->GetOutput()->SetRequestedRegion(*slab);
+    fdk->Update();
+    CudaImageType::Pointer out = fdk->GetOutput();
+    out->DisconnectPipeline();
+    return out;
+  };
+  auto whole = run(1, {}, nullptr);
+  const float * reference = whole->GetBufferPointer();
+  const std::size_t voxels = whole->GetBufferedRegion().GetNumberOfPixels();
+  double sum = 0.;
+  for (std::size_t i = 0; i < voxels; ++i)
+    sum += reference[i];
+  ASSERT_TRUE(std::isfinite(sum));
+  ASSERT_GT(sum, 0.); // water in the middle: a volume that is not zero
+  for (const auto & cut : { std::make_pair(3u, std::vector<int>{}), std::make_pair(2u, std::vector<int>{ 0, 0 }) })
+  {
+    auto other = run(cut.first, cut.second, nullptr);
+    EXPECT_TRUE(std::equal(reference, reference + voxels, other->GetBufferPointer()))
+      << cut.first << " pieces on " << cut.second.size() << " device entries";
+  }
+  const itk::ImageRegion<3> slab(itk::Index<3>{ { 0, 13, 0 } }, itk::Size<3>{ { 48, 9, 48 } });
+  auto part = run(1, {}, &slab);
+  ASSERT_EQ(part->GetBufferedRegion(), slab);
+  std::size_t unequal = 0;
+  for (itk::ImageRegionConstIteratorWithIndex<CudaImageType> it(part, slab); !it.IsAtEnd(); ++it)
+    unequal += it.Get() != whole->GetPixel(it.GetIndex());
+  EXPECT_EQ(unequal, 0u);
+}
+
+TEST_F(CudaPreprocessing, FDKFromCountsEqualsFDKFromTheirLineIntegrals)
+{
+  // 16-bit readings given to the CUDA FDK (uploaded as they are, converted in the weighting kernel)
+  // reconstruct the volume of the same readings turned into line integrals on the CPU first, with a
+  // dark current, an I0 estimated per projection, and noise; also for a slab of the volume, and
+  // against the CPU FDK.
+  auto geometry = CircularGeometry(60);
+  auto lines = WaterProjections<ImageType>(geometry, 72);
+  auto toCounts = LineIntegralToIntensityImageFilter<ImageType, CountImage>::New();
+  toCounts->SetInput(lines);
+  toCounts->SetI0(20000.);
+  toCounts->SetIDark(120.);
+  toCounts->PoissonNoiseOn();
+  toCounts->SetSeed(5);
+  toCounts->Update();
+  using CudaCountImage = CudaFDKConeBeamReconstructionFilter<CudaImageType>::CountImageType;
+  auto counts = CudaCountImage::New();
+  counts->CopyInformation(toCounts->GetOutput());
+  counts->SetRegions(toCounts->GetOutput()->GetBufferedRegion());
+  counts->Allocate();
+  std::copy_n(toCounts->GetOutput()->GetBufferPointer(), counts->GetBufferedRegion().GetNumberOfPixels(),
+              counts->GetBufferPointer());
+  auto toLines = IntensityToLineIntegralImageFilter<CountImage, ImageType>::New();
+  toLines->SetInput(toCounts->GetOutput());
+  toLines->SetIDark(120.);
+  toLines->Update(); // I0 from the air around the water, per projection
+  auto converted = ToCuda(toLines->GetOutput());
+
+  auto run = [&](bool fromCounts, const itk::ImageRegion<3> * slab) {
+    auto zero = CudaZeroVolume({ { 40, 36, 40 } }, 2.5);
+    auto fdk = CudaFDKConeBeamReconstructionFilter<CudaImageType>::New();
+    fdk->SetInput(0, zero->GetOutput());
+    if (fromCounts)
+      fdk->SetCountProjections(counts, toLines->GetLogFlatFields(), toLines->GetConversion());
+    else
+      fdk->SetProjections(converted);
+    fdk->SetGeometry(geometry);
+    if (slab)
+      fdk->GetOutput()->SetRequestedRegion(*slab);
+    fdk->Update();
+    CudaImageType::Pointer out = fdk->GetOutput();
+    out->DisconnectPipeline();
+    return out;
+  };
+  auto fromLines = run(false, nullptr);
+  auto fromCounts = run(true, nullptr);
+  const std::size_t voxels = fromLines->GetBufferedRegion().GetNumberOfPixels();
+  ASSERT_EQ(fromCounts->GetBufferedRegion(), fromLines->GetBufferedRegion());
+  double diff = 0., norm = 0.;
+  for (std::size_t i = 0; i < voxels; ++i)
+  {
+    const double d = fromCounts->GetBufferPointer()[i] - fromLines->GetBufferPointer()[i];
+    diff += d * d;
+    norm += static_cast<double>(fromLines->GetBufferPointer()[i]) * fromLines->GetBufferPointer()[i];
+  }
+  ASSERT_GT(norm, 0.);
+  EXPECT_LT(std::sqrt(diff / norm), 1e-6); // NaN fails
+
+  const itk::ImageRegion<3> slab(itk::Index<3>{ { 0, 20, 0 } }, itk::Size<3>{ { 40, 7, 40 } });
+  auto part = run(true, &slab);
+  ASSERT_EQ(part->GetBufferedRegion(), slab);
+  double worst = 0.;
+  for (itk::ImageRegionConstIteratorWithIndex<CudaImageType> it(part, slab); !it.IsAtEnd(); ++it)
+    worst = std::max(worst, std::abs(static_cast<double>(it.Get()) - fromLines->GetPixel(it.GetIndex())));
+  EXPECT_LT(worst, 1e-5) << "slab of the volume from counts";
+  EXPECT_TRUE(std::isfinite(worst));
+
+  // A changed reading re-runs the filter (the readings are not a pipeline input).
+  auto fdk = CudaFDKConeBeamReconstructionFilter<CudaImageType>::New();
+  auto zero = CudaZeroVolume({ { 40, 36, 40 } }, 2.5);
+  fdk->SetInput(0, zero->GetOutput());
+  fdk->SetCountProjections(counts, toLines->GetLogFlatFields(), toLines->GetConversion());
+  fdk->SetGeometry(geometry);
+  fdk->Update();
+  const float before = fdk->GetOutput()->GetPixel({ { 20, 18, 20 } });
+  std::fill_n(counts->GetBufferPointer(), counts->GetBufferedRegion().GetNumberOfPixels(), std::uint16_t{ 20120 });
+  counts->Modified();
+  fdk->Update();
+  const float after = fdk->GetOutput()->GetPixel({ { 20, 18, 20 } });
+  EXPECT_GT(std::abs(before), 1e-3f);
+  EXPECT_LT(std::abs(after), 0.1f * std::abs(before)); // readings of air everywhere (close to I0): nearly nothing
+
+  // Wrong number of log flat fields: a clear error naming the parameter.
+  std::vector<double> tooFew(3, 9.9);
+  try
+  {
+    fdk->SetCountProjections(counts, tooFew, toLines->GetConversion());
+    ADD_FAILURE() << "no error for 3 log flat fields";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("log flat fields"), std::string::npos) << e.GetDescription();
+  }
 }
