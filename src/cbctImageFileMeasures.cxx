@@ -860,8 +860,20 @@ CheckTiffTags(const std::string & path)
   const std::size_t entryBytes = big ? 20 : 12, countBytes = big ? 8 : 2, offsetBytes = big ? 8 : 4;
   std::uint64_t next = big ? Get64(head, 8, little) : Get32(head, 4, little);
   std::set<std::uint64_t> visited;
+  // What makes a directory a page of the stack, as the first one says: ITK 5.2 sizes the image from
+  // the first directory and counts the pages by their subfile type, then writes every page past the
+  // end of its buffer when another is larger or a reduced-resolution image (found by
+  // cbctFuzzProjectionFile). A stack of projections has pages alike.
+  static const std::map<std::uint16_t, const char *> pageTags = {
+    { 254, "NewSubfileType" }, { 255, "SubfileType" },    { 256, "ImageWidth" },  { 257, "ImageLength" },
+    { 258, "BitsPerSample" },  { 277, "SamplesPerPixel" }, { 339, "SampleFormat" }
+  };
+  std::map<std::uint16_t, std::string> firstPage;
+  std::size_t directory = 0;
   while (next != 0 && Add(next, countBytes) <= size && visited.insert(next).second && visited.size() <= 100000)
   {
+    ++directory;
+    std::map<std::uint16_t, std::string> page;
     const std::string countField = ReadAt(path, next, countBytes);
     const std::uint64_t entries = big ? Get64(countField, 0, little) : Get16(countField, 0, little);
     if (entries > size / entryBytes)
@@ -882,6 +894,16 @@ CheckTiffTags(const std::string & path)
                             "an ASCII value of " + std::to_string(count) + " characters without its closing NUL",
                             "text ending with NUL, as TIFF defines it");
       }
+      if (pageTags.count(Get16(entry, 0, little)) > 0)
+        page[Get16(entry, 0, little)] = entry.substr(2); // type, count and value (or where it is)
+      if (Get16(entry, 0, little) == 254) // bit 0: a reduced-resolution image, bit 2: a mask
+      {
+        const std::uint16_t type = Get16(entry, 2, little);
+        const std::uint64_t kind = type == 3 ? Get16(entry, big ? 12 : 8, little) : big ? Get64(entry, 12, little) : Get32(entry, 8, little);
+        if ((kind & 5) != 0)
+          ThrowBadParameter("TIFF file " + path, "a reduced-resolution image or a mask (NewSubfileType " + std::to_string(kind) + ")",
+                            "directories that are all pages alike, of one size and one sample format (a stack of images)");
+      }
       const auto found = fixed.find(Get16(entry, 0, little));
       if (found == fixed.end())
         continue;
@@ -901,6 +923,17 @@ CheckTiffTags(const std::string & path)
           ThrowBadParameter(subject, "'" + text.substr(0, length) + "' (" + std::to_string(length) + " characters)",
                             "a date of 19 characters, YYYY:MM:DD HH:MM:SS, as TIFF defines it");
       }
+    }
+    if (directory == 1)
+      firstPage = page;
+    for (const auto & tag : pageTags)
+    {
+      const auto here = page.find(tag.first), there = firstPage.find(tag.first);
+      const bool same = (here == page.end()) == (there == firstPage.end()) && (here == page.end() || here->second == there->second);
+      if (!same)
+        ThrowBadParameter("TIFF file " + path, "a directory (" + std::to_string(directory) + ") whose " + tag.second +
+                                                 " differs from the first one's",
+                          "directories that are all pages alike, of one size and one sample format (a stack of images)");
     }
     const std::string link = table.substr(static_cast<std::size_t>(entries * entryBytes), offsetBytes);
     next = big ? Get64(link, 0, little) : Get32(link, 0, little);
