@@ -28,8 +28,10 @@ CheckNiftiHeader(const std::string & path);
 /** Refuses a TIFF file (every directory) holding fewer values of a tag than libtiff reads for it
  * (DateTime: a string shorter than 19 characters; PageNumber, WhitePoint, ...), or an ASCII value of
  * one character that is not NUL: ITK 5.2's TIFFImageIO copies as many values as libtiff reads for
- * the tag, or the strlen() of the text, past the end of what the file gave (heap buffer overflows,
- * found by cbctFuzzProjectionFile). Before ITK reads it. */
+ * the tag, or the strlen() of the text, past the end of what the file gave; and a file whose
+ * directories are not all pages like the first one (size, sample format, subfile type) or hold a
+ * reduced-resolution image or a mask: ITK sizes the image from the first and writes the others past
+ * its end (heap buffer overflows, found by cbctFuzzProjectionFile). Before ITK reads it. */
 void
 CheckTiffTags(const std::string & path);
 Measurement
