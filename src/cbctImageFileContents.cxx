@@ -83,10 +83,9 @@ ImageFileContents::Inspect(const std::string & path)
   // A PNG is decoded whole first: ITK 5.2's reader lets libpng abort the process on a damaged chunk.
   // One whose header does not even decode is not handed to ITK at all: it is reported cut short
   // when it is (the clearer message), damaged otherwise.
-  detail::PngDecoding png;
   if (format == "PNG")
   {
-    png = detail::DecodePng(path);
+    const detail::PngDecoding png = detail::DecodePng(path);
     contents.m_Damage = png.error;
     if (!png.headerRead)
     {
