@@ -119,6 +119,7 @@ struct Setup
 {
   std::vector<int> devices;
   unsigned int pieces = 0;
+  bool keepDeviceMemory = false; ///< --keep-device-memory: the CUDA FDK keeps its device buffers between runs
   int rank = 0, ranks = 1, localRank = 0;
 };
 
@@ -314,6 +315,7 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
       fdk->SetDevices(setup.devices);
     if (setup.pieces > 0)
       fdk->SetMinimumPieces(setup.pieces);
+    fdk->SetKeepDeviceMemory(setup.keepDeviceMemory);
   }
   const double slabGiB = static_cast<double>(slab.GetNumberOfPixels()) * sizeof(float) / (1 << 30);
   const double rowsGiB = static_cast<double>(rows.GetNumberOfPixels()) * sizeof(float) / (1 << 30);
@@ -791,6 +793,8 @@ main(int argc, char * argv[])
   app.add_option("--gpus", gpus, "CUDA devices of this process: all, or indices such as 0,1 (default: the first; under "
                                  "mpirun each rank takes one by its rank on the machine)");
   app.add_option("--pieces", setup.pieces, "minimum pieces along y per GPU (0: the filter's default)");
+  app.add_flag("--keep-device-memory", setup.keepDeviceMemory,
+               "CUDA FDK: keep the device buffers, cuFFT plans and streams from one run to the next (KeepDeviceMemory)");
   std::string method = "fdk";
   std::string input = "float";
   app.add_option("--input", input, "float: line integrals in host memory (the default); uint16: 16-bit detector "

@@ -50,8 +50,14 @@ public:
   {
     this->Reserve(values.size(), "parameters");
     if (!values.empty())
+    {
       CudaCheck(cudaMemcpy(m_Data, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice),
                 "cudaMemcpy (parameters)", values.size() * sizeof(T));
+      // From pageable memory cudaMemcpy may return once the values are staged, before they reach the
+      // device; kernels on non-blocking streams (the FDK pipeline's) are not ordered after it. Wait
+      // for the copy itself.
+      CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (parameters)");
+    }
   }
 
   T *

@@ -74,7 +74,7 @@ CudaFDKBackProjectionImageFilter<TImage>::GPUGenerateData()
     m_Texture.CopyFromDevice(data + static_cast<std::size_t>(k0) * width * height, width * sizeof(float), width, height,
                              height, launch.count, nullptr);
     launch.projections = m_Texture.Texture();
-    std::copy(matrices.begin() + k0, matrices.begin() + k0 + launch.count, launch.matrices);
+    std::transform(matrices.begin() + k0, matrices.begin() + k0 + launch.count, launch.matrices, TexelCentred);
     CudaCheck(LaunchFDKBackProjection(launch, nullptr), "LaunchFDKBackProjection");
   }
   CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (backprojection)");

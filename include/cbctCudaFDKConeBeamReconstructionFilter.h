@@ -79,9 +79,17 @@ public:
   /** Pieces the last update used, over all devices (after any fallback). */
   itkGetConstMacro(NumberOfPieces, unsigned int);
 
-  /** Frees the device memory kept from the last update (buffers, cuFFT plans, textures, streams of
-   * each device). It is kept so that the next update does not allocate it again; destruction frees it
-   * too. */
+  /** Whether the device buffers, cuFFT plans, textures and streams of each device are kept after an
+   * update for the next one (off by default: an update leaves no device memory behind). Measured on
+   * an H100 (benchmarks/README.md): keeping them saves nothing visible on S or R, since cudaMalloc and
+   * cudaFree of a few buffers cost well under a millisecond next to the work; it is there for loops of
+   * many small updates. */
+  itkSetMacro(KeepDeviceMemory, bool);
+  itkGetConstMacro(KeepDeviceMemory, bool);
+  itkBooleanMacro(KeepDeviceMemory);
+
+  /** Frees the device memory kept from the last update (with KeepDeviceMemory on); destruction frees
+   * it too. */
   void
   ReleaseDeviceMemory();
 
@@ -131,7 +139,8 @@ private:
   std::size_t m_DeviceMemoryBudget = 0;
   unsigned int m_MinimumPieces = 0;
   unsigned int m_NumberOfPieces = 0;
-  // One pipeline per share of the last update, with its device memory (ReleaseDeviceMemory()).
+  bool m_KeepDeviceMemory = false;
+  // One pipeline per share of the last update, with its device memory (KeepDeviceMemory).
   std::vector<std::unique_ptr<CudaFDKDevicePipeline>> m_Pipelines;
   // SetCountProjections(): the readings, and the image without pixels that stands for them as the
   // projections input (their grid, for the stages' geometry and regions).

@@ -393,6 +393,8 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
     for (auto & t : threads)
       t.join();
   }
+  if (!m_KeepDeviceMemory)
+    m_Pipelines.clear(); // nothing left on the devices after the update
   for (const auto & e : errors)
     if (e)
       std::rethrow_exception(e);

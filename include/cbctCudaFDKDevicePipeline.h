@@ -119,9 +119,8 @@ struct CudaFDKTimes
  * devices give the one-device volume bit for bit).
  *
  * The object keeps its device buffers, cuFFT plans, textures and streams from one Run() to the next
- * (they only grow), so a filter updated again (ITK streaming, a loop over scans, a benchmark) does
- * not allocate and free a volume's worth of device memory each time: on an H100 that was about 8 ms
- * of S's 76 (cudaFree waits for the device). Release() or destruction gives it back. Not
+ * (they only grow) until Release() or destruction; the FDK filter keeps the object between updates
+ * only when asked (KeepDeviceMemory: on an H100 it saved nothing measurable on S or R). Not
  * thread-safe itself: one object per device thread. CUDA errors throw itk::ExceptionObject (out of
  * memory as itk::MemoryAllocationError, after which the object holds nothing).
  * \ingroup ConeBeamCT

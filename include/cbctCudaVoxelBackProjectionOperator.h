@@ -79,7 +79,7 @@ public:
       {
         m_Texture.CopyLayerFromDevice(projections + k[begin + q] * this->PixelsPerProjection(), m_Columns * sizeof(float), m_Columns,
                                       m_Rows, q, nullptr);
-        launch.matrices[q] = m_Matrices[k[begin + q]];
+        launch.matrices[q] = TexelCentred(m_Matrices[k[begin + q]]);
       }
       CudaCheck(LaunchFDKBackProjection(launch, nullptr), "LaunchFDKBackProjection (voxel-based)");
     }

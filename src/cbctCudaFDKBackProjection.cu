@@ -36,8 +36,9 @@ BackProject(const __grid_constant__ CudaBackProjectionLaunch p)
   const float fx = static_cast<float>(p.first[0] + x);
   const float fy = static_cast<float>(p.first[1] + y);
   const float fz = static_cast<float>(run);
-  // Texel centres sit at +0.5: the texture coordinate of pixel index i is i - offset + 0.5.
-  const float uShift = p.columnOffset - 0.5f, vShift = p.rowOffset - 0.5f;
+  // The matrices give pixel index + 0.5 (TexelCentred()): the texture coordinate is that minus the
+  // texture's first column and row, an exact subtraction.
+  const float uShift = p.columnOffset, vShift = p.rowOffset;
 
   float sum[BackProjectionRun];
 #pragma unroll

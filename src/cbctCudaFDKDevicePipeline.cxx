@@ -426,7 +426,7 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
       launch.columnOffset = static_cast<float>(problem.paddedFirst);
       launch.rowOffset = static_cast<float>(firstRow);
       launch.count = n;
-      std::copy(problem.matrices + k0, problem.matrices + k0 + n, launch.matrices);
+      std::transform(problem.matrices + k0, problem.matrices + k0 + n, launch.matrices, TexelCentred);
       const bool chunked = last && b + 1 == batchesOfPiece;
       const long long z0 = box.index[2], z1 = z0 + static_cast<long long>(box.size[2]);
       // Chunk boundaries on run starts (multiples of BackProjectionRun in absolute z).

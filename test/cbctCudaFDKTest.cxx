@@ -404,6 +404,44 @@ TEST_F(CudaFDK, ConstantInitialVolumeIsNotFilledOnTheHost)
   EXPECT_EQ(far, 0u);
 }
 
+TEST_F(CudaFDK, DeviceMemoryIsKeptOnlyWhenAskedAndGivesTheSameVolume)
+{
+  // By default an update leaves no device memory behind; with KeepDeviceMemory on, the next update
+  // reuses the buffers (same volume bit for bit, also after new projections of another size) until
+  // ReleaseDeviceMemory().
+  using FDK = CudaFDKConeBeamReconstructionFilter<CudaImageType>;
+  auto geometry = CircularGeometry(40);
+  auto projections = Project<CudaImageType>(geometry);
+  auto reference = Reconstruct<CudaImageType, FDK>(geometry, projections, 1, [](FDK *) {});
+  std::size_t freeBefore = 0, total = 0, freeAfter = 0;
+  CudaCheck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  CudaMemoryInfo(freeBefore, total);
+  auto fdk = FDK::New();
+  auto constant = ConstantImageSource<CudaImageType>::New();
+  constant->SetSize(CudaImageType::SizeType{ { Voxels, Voxels, Voxels } });
+  CudaImageType::PointType origin;
+  origin.Fill(-0.5 * (Voxels - 1.));
+  constant->SetOrigin(origin);
+  fdk->SetInput(0, constant->GetOutput());
+  fdk->SetProjections(projections);
+  fdk->SetGeometry(geometry);
+  fdk->Update();
+  CudaMemoryInfo(freeAfter, total);
+  EXPECT_LT(static_cast<double>(freeBefore) - static_cast<double>(freeAfter), 8. * (1 << 20)) << "device memory left after an update";
+  fdk->KeepDeviceMemoryOn();
+  for (int run = 0; run < 3; ++run)
+  {
+    fdk->Modified();
+    fdk->Update();
+    EXPECT_EQ(DifferingVoxels(fdk->GetOutput(), reference), 0u) << "update " << run << " with kept buffers";
+  }
+  CudaMemoryInfo(freeAfter, total);
+  EXPECT_GT(static_cast<double>(freeBefore) - static_cast<double>(freeAfter), 1. * (1 << 20)) << "nothing kept";
+  fdk->ReleaseDeviceMemory();
+  CudaMemoryInfo(freeAfter, total);
+  EXPECT_LT(static_cast<double>(freeBefore) - static_cast<double>(freeAfter), 8. * (1 << 20)) << "kept memory not released";
+}
+
 TEST_F(CudaFDK, NonConstantInitialVolumeIsAddedToOnSeveralDevices)
 {
   // The initial volume comes from host memory (not a constant source): each device copies its

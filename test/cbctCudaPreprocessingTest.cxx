@@ -275,11 +275,22 @@ TEST_F(CudaPreprocessing, FDKWithRampOptionsDoesNotDependOnPiecesOrDevices)
     sum += reference[i];
   ASSERT_TRUE(std::isfinite(sum));
   ASSERT_GT(sum, 0.); // water in the middle: a volume that is not zero
-  for (const auto & cut : { std::make_pair(3u, std::vector<int>{}), std::make_pair(2u, std::vector<int>{ 0, 0 }) })
+  for (const auto & cut : { std::make_pair(1u, std::vector<int>{}), std::make_pair(3u, std::vector<int>{}), std::make_pair(1u, std::vector<int>{ 0, 0 }),
+                             std::make_pair(2u, std::vector<int>{ 0, 0 }) })
   {
     auto other = run(cut.first, cut.second, nullptr);
-    EXPECT_TRUE(std::equal(reference, reference + voxels, other->GetBufferPointer()))
-      << cut.first << " pieces on " << cut.second.size() << " device entries";
+    std::size_t unequal = 0, first = voxels;
+    double worst = 0.;
+    for (std::size_t i = 0; i < voxels; ++i)
+      if (!(other->GetBufferPointer()[i] == reference[i]))
+      {
+        first = std::min(first, i);
+        ++unequal;
+        worst = std::max(worst, std::abs(static_cast<double>(other->GetBufferPointer()[i]) - reference[i]));
+      }
+    EXPECT_EQ(unequal, 0u) << cut.first << " pieces on " << cut.second.size() << " device entries: " << unequal << " voxels differ, max difference " << worst
+                           << ", first at voxel " << first << " (y " << (first / 48) % 40 << ", z " << first / (48 * 40)
+                           << ")";
   }
   const itk::ImageRegion<3> slab(itk::Index<3>{ { 0, 13, 0 } }, itk::Size<3>{ { 48, 9, 48 } });
   auto part = run(1, {}, &slab);
