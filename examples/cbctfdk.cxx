@@ -145,15 +145,6 @@ ChooseHardware(const Options & o, std::string & why)
 #if CBCT_FDK_WITH_CUDA
   std::string device;
   const bool available = cbct::CudaDeviceAvailable(&device);
-  // Until the CUDA FDK applies the ramp filter's truncation correction and v smoothing, they run on the CPU.
-  const bool cudaLacksRampOptions = !cbct::CudaFDKAppliesRampExtensions && (o.pad > 0. || o.hannY > 0.);
-  if (cudaLacksRampOptions)
-  {
-    if (o.hardware == "cuda")
-      throw Error("--hardware cuda: the CUDA FDK does not do --pad and --hannY yet (use --hardware cpu or auto)");
-    why = "CPU (--pad/--hannY are CPU-only for now; --hardware auto)";
-    return Hardware::Cpu;
-  }
   if (o.hardware == "cuda")
   {
     if (!available)

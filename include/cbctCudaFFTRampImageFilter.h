@@ -10,12 +10,6 @@
 namespace cbct
 {
 
-/** Whether CudaFDKConeBeamReconstructionFilter applies the ramp filter's TruncationCorrection and
- * HannCutFrequencyY in its fused path (CudaFDKDevicePipeline calls LaunchTruncationExtension() and
- * LaunchCropSmoothColumns(), cbctCudaRampExtensions.hcu, as CudaFFTRampImageFilter does). Apps and
- * Python test it before choosing the GPU for --pad and --hannY. */
-inline constexpr bool CudaFDKAppliesRampExtensions = true;
-
 /** \class CudaRampFilterPlan
  * \brief Batched double-precision cuFFT plans (D2Z and Z2D) for rows of one padded length, kept while the length and
  * batch hold, with their work buffers; shared by the CUDA ramp filter and the CUDA FDK.

@@ -1,8 +1,9 @@
 // The GPU side of real-scan preprocessing against the CPU filters: 16-bit readings turned into line
 // integrals in the FDK weighting kernel, the ramp filter's truncation correction (--pad) and Hann
-// low-pass along v (--hannY) in the CUDA ramp filter, and (once the CUDA FDK composite applies them)
-// a whole FDK with both. Needs a CUDA device; skips cleanly without one. The CPU twins of these tests
-// are in cbctPreprocessingTest.cxx, cbctRampFilterTest.cxx and cbctFDKTest.cxx.
+// low-pass along v (--hannY) in the CUDA ramp filter and in the fused CUDA FDK, whose 16-bit input
+// (SetCountProjections) is checked against line integrals converted on the CPU. Needs a CUDA device;
+// skips cleanly without one. The CPU twins of these tests are in cbctPreprocessingTest.cxx,
+// cbctRampFilterTest.cxx and cbctFDKTest.cxx.
 #include "cbctConstantImageSource.h"
 #include "cbctCudaDevice.h"
 #include "cbctCudaDeviceBuffer.h"
@@ -215,9 +216,7 @@ TEST_F(CudaPreprocessing, RampFilterTruncationCorrectionAndHannAlongVMatchCpu)
 
 TEST_F(CudaPreprocessing, FDKWithTruncationCorrectionAndHannAlongVMatchesCpu)
 {
-  // For the CUDA FDK composite once it applies --pad and --hannY (CudaFDKAppliesRampExtensions).
-  if (!CudaFDKAppliesRampExtensions)
-    GTEST_SKIP() << "the CUDA FDK composite does not apply the truncation correction and the low-pass along v yet";
+  // The fused CUDA FDK applies --pad and --hannY as the CPU composite does.
   auto geometry = CircularGeometry(90);
   auto cpuIn = WaterProjections<ImageType>(geometry, 64); // the ellipsoid is wider than the detector
   auto volume = [&](auto fdk, auto zero) {

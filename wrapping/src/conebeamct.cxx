@@ -298,11 +298,7 @@ Fdk(const FloatArray & projections,
   o.pad = pad;
   o.hannY = hannY;
 #if CBCT_PY_WITH_CUDA
-  // Until the CUDA FDK applies the truncation correction and the low-pass along v, they run on the CPU.
-  const bool cudaLacksRampOptions = !cbct::CudaFDKAppliesRampExtensions && (pad > 0. || hannY > 0.);
-  if (hardware == "cuda" && cudaLacksRampOptions)
-    throw py::value_error("hardware is 'cuda' but the CUDA FDK does not do pad and hann_y yet (use 'cpu' or 'auto')");
-  const std::string used = ChooseHardware(cudaLacksRampOptions && hardware == "auto" ? "cpu" : hardware, true);
+  const std::string used = ChooseHardware(hardware, true);
   if (used != "cpu")
   {
     using CudaImageType = cbct::CudaImage<float, 3>;
