@@ -123,7 +123,8 @@ ValidateGrid(GridOptions<Dimension> & g)
     if (g.ExplicitGrid())
       throw Error("--like and --dimension/--size/--spacing/--origin/--direction: --like gives the whole grid; give one "
                   "or the other");
-    CheckReadableFile("--like", g.like, "image file");
+    // Inspected first, as every image read: a damaged file is an error, not an abort in ITK's reader.
+    InspectImage("--like", g.like);
     using InfoImage = itk::Image<float, 3>;
     auto reader = itk::ImageFileReader<InfoImage>::New();
     reader->SetFileName(g.like);

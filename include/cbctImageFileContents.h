@@ -29,6 +29,9 @@ namespace cbct
  * - VTK legacy (binary or ASCII), GIPL (or .gipl.gz), MRC, BMP (uncompressed), PNG (its chunks up to
  *   IEND), JPEG (the end-of-image marker), HDF5 and MINC2 (the end-of-file address of the superblock).
  *
+ * A PNG file is also decoded whole with libpng before ITK's reader sees it (Intact(), Damage()):
+ * ITK 5.2's PNGImageIO lets libpng abort the process on a damaged chunk (see src/cbctPngDecoding.h).
+ *
  * Other formats (DICOM, MINC1, JPEG 2000, LSM, BioRad, Stimulate, GE, Bruker) are not measured here:
  * Measured() is false and their reader's own checks apply.
  *
@@ -41,7 +44,8 @@ class ConeBeamCT_EXPORT ImageFileContents
 public:
   /** Reads the header of the image file `path` and measures its data. Throws itk::ExceptionObject
    * when no ITK ImageIO reads the file, when the header is malformed, or when a data file it names
-   * is missing. A short file does not throw here: see Complete() and CheckComplete(). */
+   * is missing. A short or damaged file does not throw here: see Complete(), Intact() and
+   * CheckComplete(). */
   static ImageFileContents
   Inspect(const std::string & path);
 
@@ -116,9 +120,24 @@ public:
   {
     return !m_Measured || m_Found >= m_Expected;
   }
+  /** False when the file does not decode (PNG only: a bad chunk, a CRC mismatch, pixel data that
+   * do not inflate); Damage() says what the decoder found. A damaged file's Dimensions() are empty
+   * when even its header did not decode. */
+  bool
+  Intact() const
+  {
+    return m_Damage.empty();
+  }
+  const std::string &
+  Damage() const
+  {
+    return m_Damage;
+  }
+
   /** Throws itk::ExceptionObject naming the file, what was found and what was expected when the
    * image is not Complete(), e.g. "pixel data of p.mha is 13456 bytes; expected 40960 bytes (32 x 32
-   * x 10 pixels of float, as its header says): the file is cut short". */
+   * x 10 pixels of float, as its header says): the file is cut short"; or, complete but not
+   * Intact(), "PNG file p.png is damaged (libpng: IDAT: CRC error); expected ...". */
   void
   CheckComplete() const;
 
@@ -154,6 +173,7 @@ private:
   std::string m_ShortFile;
   std::string m_Subject;
   std::string m_Why;
+  std::string m_Damage;
 };
 
 } // namespace cbct

@@ -2,6 +2,7 @@
 
 #include "cbctImageFileMeasures.h"
 #include "cbctInputChecks.h"
+#include "cbctPngDecoding.h"
 
 #include <itkImageIOBase.h>
 #include <itkImageIOFactory.h>
@@ -75,6 +76,31 @@ ImageFileContents::Inspect(const std::string & path)
   contents.m_Format = format;
   if (format == "MetaImage")
     detail::CheckMetaImageHeader(path);
+  if (format == "Nifti")
+    detail::CheckNiftiHeader(path);
+  if (format == "TIFF")
+    detail::CheckTiffTags(path);
+  // A PNG is decoded whole first: ITK 5.2's reader lets libpng abort the process on a damaged chunk.
+  // One whose header does not even decode is not handed to ITK at all: it is reported cut short
+  // when it is (the clearer message), damaged otherwise.
+  if (format == "PNG")
+  {
+    const detail::PngDecoding png = detail::DecodePng(path);
+    contents.m_Damage = png.error;
+    if (!png.headerRead)
+    {
+      const detail::Measurement m = detail::MeasurePng(path);
+      contents.m_Files = { path };
+      contents.m_Measured = m.measured;
+      contents.m_Expected = m.expected;
+      contents.m_Found = m.found;
+      contents.m_Unit = m.unit;
+      contents.m_ShortFile = path;
+      contents.m_Subject = m.subject;
+      contents.m_Why = m.why;
+      return contents;
+    }
+  }
   io->SetFileName(path);
   io->ReadImageInformation();
   for (unsigned int d = 0; d < io->GetNumberOfDimensions(); ++d)
@@ -128,6 +154,9 @@ ImageFileContents::Inspect(const std::string & path)
 void
 ImageFileContents::CheckComplete() const
 {
+  if (this->Complete() && !this->Intact())
+    ThrowBadParameter(m_Format + " file " + m_Path, "damaged (libpng: " + m_Damage + ")",
+                      "a file whose chunks, checksums and pixel data decode whole");
   if (this->Complete())
     return;
   std::ostringstream found, expected;

@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -668,13 +670,20 @@ MeasureNrrd(const std::string & path, std::uint64_t expected, std::uint64_t valu
   return m;
 }
 
-Measurement
-MeasureNifti(const std::string & path, std::uint64_t expected)
+namespace
 {
-  Measurement m;
-  // The header and the data file: .nii(.gz) holds both; .hdr(.gz) and .img(.gz) are a pair.
-  std::string header = path, data = path;
+/** The header and the data file of a NIfTI or Analyze image: .nii(.gz) holds both; .hdr(.gz) and
+ * .img(.gz) are a pair. */
+struct NiftiFiles
+{
+  std::string header, data;
   bool pair = false;
+};
+
+NiftiFiles
+FindNiftiFiles(const std::string & path)
+{
+  NiftiFiles f{ path, path, false };
   auto stem = [](const std::string & p, const std::string & suffix) { return p.substr(0, p.size() - suffix.size()); };
   auto existing = [](const std::string & base, const std::vector<std::string> & suffixes) {
     for (const std::string & s : suffixes)
@@ -686,21 +695,98 @@ MeasureNifti(const std::string & path, std::uint64_t expected)
     if (EndsWith(path, suffix))
     {
       const std::string base = stem(path, suffix);
-      header = existing(base, { ".hdr", ".hdr.gz", ".HDR", ".HDR.GZ" });
-      data = existing(base, { ".img", ".img.gz", ".IMG", ".IMG.GZ" });
-      pair = true;
+      f.header = existing(base, { ".hdr", ".hdr.gz", ".HDR", ".HDR.GZ" });
+      f.data = existing(base, { ".img", ".img.gz", ".IMG", ".IMG.GZ" });
+      f.pair = true;
       break;
     }
-  FileSize(header, path);
-  // The first 540 bytes of the header, inflated when it is gzip-compressed.
+  return f;
+}
+
+/** The first 540 bytes of a NIfTI header (fewer when the file is shorter), inflated when it is
+ * gzip-compressed. */
+std::string
+ReadNiftiHeader(const std::string & header)
+{
   std::string bytes(540, '\0');
+  gzFile file = gzopen(header.c_str(), "rb");
+  int got = file ? gzread(file, &bytes[0], static_cast<unsigned>(bytes.size())) : -1;
+  if (file)
+    gzclose(file);
+  bytes.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  return bytes;
+}
+
+double
+FloatAt(const std::string & b, std::size_t at, bool little)
+{
+  const std::uint32_t raw = Get32(b, at, little);
+  float value;
+  std::memcpy(&value, &raw, sizeof(value));
+  return value;
+}
+
+double
+DoubleAt(const std::string & b, std::size_t at, bool little)
+{
+  const std::uint64_t raw = Get64(b, at, little);
+  double value;
+  std::memcpy(&value, &raw, sizeof(value));
+  return value;
+}
+} // namespace
+
+void
+CheckNiftiHeader(const std::string & path)
+{
+  const NiftiFiles files = FindNiftiFiles(path);
+  const std::string bytes = ReadNiftiHeader(files.header);
+  // NIfTI-2 by its size field; anything else of 348 bytes or more as NIfTI-1 or Analyze, whatever its
+  // size field says (ITK's reader does not insist on it), in the byte order that makes dim[0] 1..7.
+  const bool two = bytes.size() >= 540 && (Get32(bytes, 0, true) == 540 || Get32(bytes, 0, false) == 540);
+  const bool one = !two && bytes.size() >= 348;
+  if (!one && !two)
+    return; // MeasureNifti() says what is wrong with the header's size
+  bool little = Get32(bytes, 0, true) == 540;
+  if (one)
   {
-    gzFile file = gzopen(header.c_str(), "rb");
-    int got = file ? gzread(file, &bytes[0], static_cast<unsigned>(bytes.size())) : -1;
-    if (file)
-      gzclose(file);
-    bytes.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+    const auto dim0 = static_cast<std::int16_t>(Get16(bytes, 40, true));
+    little = (dim0 >= 1 && dim0 <= 7) || Get32(bytes, 0, true) == 348;
   }
+  // Spacing, origin and the voxel-to-world matrices: ITK takes an SVD of the matrix they make, and
+  // vnl aborts the process on a non-finite one. Above 1e15 mm, float products may overflow to Inf.
+  auto check = [&](const char * field, std::size_t at, int count) {
+    for (int i = 0; i < count; ++i)
+    {
+      const std::size_t where = at + static_cast<std::size_t>(i) * (one ? 4 : 8);
+      const double value = one ? FloatAt(bytes, where, little) : DoubleAt(bytes, where, little);
+      if (!(std::fabs(value) <= 1e15))
+        ThrowBadParameter(std::string(field) + (count > 1 ? "[" + std::to_string(i) + "]" : "") + " in the NIfTI header " + files.header,
+                          value, "a finite value of at most 1e15 in magnitude (spacing, origin and orientation)");
+    }
+  };
+  const std::int64_t dimensions = one ? static_cast<std::int16_t>(Get16(bytes, 40, little)) : static_cast<std::int64_t>(Get64(bytes, 16, little));
+  check("pixdim", one ? 76 : 104, static_cast<int>(std::clamp<std::int64_t>(dimensions, 0, 7) + 1));
+  const bool nifti = two || bytes.compare(344, 3, "n+1") == 0 || bytes.compare(344, 3, "ni1") == 0;
+  if (!nifti)
+    return; // Analyze 7.5: those bytes hold other fields
+  const auto qform = one ? static_cast<std::int16_t>(Get16(bytes, 252, little)) : static_cast<std::int32_t>(Get32(bytes, 344, little));
+  const auto sform = one ? static_cast<std::int16_t>(Get16(bytes, 254, little)) : static_cast<std::int32_t>(Get32(bytes, 348, little));
+  if (qform > 0)
+    check("quatern_b, quatern_c, quatern_d, qoffset_x, qoffset_y, qoffset_z", one ? 256 : 352, 6);
+  if (sform > 0)
+    check("srow_x, srow_y, srow_z", one ? 280 : 400, 12);
+}
+
+Measurement
+MeasureNifti(const std::string & path, std::uint64_t expected)
+{
+  Measurement m;
+  const NiftiFiles files = FindNiftiFiles(path);
+  const std::string header = files.header, data = files.data;
+  const bool pair = files.pair;
+  FileSize(header, path);
+  const std::string bytes = ReadNiftiHeader(header);
   if (bytes.size() < 348)
     ThrowBadParameter("NIfTI header " + header, std::to_string(bytes.size()) + " bytes long", "348 bytes or more");
   std::uint64_t offset = 0;
@@ -741,6 +827,117 @@ MeasureNifti(const std::string & path, std::uint64_t expected)
   const std::uint64_t content = ContentSize(data, 0, Add(expected, offset));
   m.found = content > offset ? content - offset : 0;
   return m;
+}
+
+void
+CheckTiffTags(const std::string & path)
+{
+  // Tags that libtiff reads with a fixed number of values, and that ITK 5.2's TIFFImageIO copies
+  // that many values of, whatever the file holds (DateTime: 20 characters from a string libtiff
+  // keeps at its own length).
+  static const std::map<std::uint16_t, std::pair<const char *, std::uint64_t>> fixed = {
+    { 297, { "PageNumber", 2 } },       { 306, { "DateTime", 20 } },
+    { 318, { "WhitePoint", 2 } },       { 319, { "PrimaryChromaticities", 6 } },
+    { 321, { "HalftoneHints", 2 } },    { 336, { "DotRange", 2 } },
+    { 404, { "VersionYear", 4 } },      { 529, { "YCbCrCoefficients", 3 } },
+    { 530, { "YCbCrSubsampling", 2 } }, { 532, { "ReferenceBlackWhite", 6 } },
+    { 33305, { "MatrixWorldToScreen", 16 } }, { 33306, { "MatrixWorldToCamera", 16 } },
+    { 33421, { "CFARepeatPatternDim", 2 } },  { 34732, { "ImageLayer", 2 } },
+    { 50706, { "DNGVersion", 4 } },     { 50707, { "DNGBackwardVersion", 4 } },
+    { 50713, { "BlackLevelRepeatDim", 2 } },  { 50718, { "DefaultScale", 2 } },
+    { 50719, { "DefaultCropOrigin", 2 } },    { 50720, { "DefaultCropSize", 2 } },
+    { 50729, { "AsShotWhiteXY", 2 } },  { 50736, { "LensInfo", 4 } },
+    { 50781, { "RawDataUniqueID", 16 } }, { 50829, { "ActiveArea", 4 } }
+  };
+  const std::uint64_t size = FileSize(path, path);
+  const std::string head = ReadAt(path, 0, 16);
+  if (head.size() < 8 || (head[0] != 'I' && head[0] != 'M'))
+    return; // MeasureTiff() or the reader says what is wrong
+  const bool little = head[0] == 'I';
+  const bool big = Get16(head, 2, little) == 43;
+  if (big && head.size() < 16)
+    return;
+  const std::size_t entryBytes = big ? 20 : 12, countBytes = big ? 8 : 2, offsetBytes = big ? 8 : 4;
+  std::uint64_t next = big ? Get64(head, 8, little) : Get32(head, 4, little);
+  std::set<std::uint64_t> visited;
+  // What makes a directory a page of the stack, as the first one says: ITK 5.2 sizes the image from
+  // the first directory and counts the pages by their subfile type, then writes every page past the
+  // end of its buffer when another is larger or a reduced-resolution image (found by
+  // cbctFuzzProjectionFile). A stack of projections has pages alike.
+  static const std::map<std::uint16_t, const char *> pageTags = {
+    { 254, "NewSubfileType" }, { 255, "SubfileType" },    { 256, "ImageWidth" },  { 257, "ImageLength" },
+    { 258, "BitsPerSample" },  { 277, "SamplesPerPixel" }, { 339, "SampleFormat" }
+  };
+  std::map<std::uint16_t, std::string> firstPage;
+  std::size_t directory = 0;
+  while (next != 0 && Add(next, countBytes) <= size && visited.insert(next).second && visited.size() <= 100000)
+  {
+    ++directory;
+    std::map<std::uint16_t, std::string> page;
+    const std::string countField = ReadAt(path, next, countBytes);
+    const std::uint64_t entries = big ? Get64(countField, 0, little) : Get16(countField, 0, little);
+    if (entries > size / entryBytes)
+      return;
+    const std::string table = ReadAt(path, next + countBytes, static_cast<std::size_t>(entries * entryBytes + offsetBytes));
+    if (table.size() < entries * entryBytes + offsetBytes)
+      return;
+    for (std::uint64_t e = 0; e < entries; ++e)
+    {
+      const std::string entry = table.substr(static_cast<std::size_t>(e * entryBytes), entryBytes);
+      // An ASCII value of one character (or none) that is not NUL: ITK takes the strlen() of it, past
+      // the end of the one byte libtiff keeps for an unknown tag (found by cbctFuzzProjectionFile).
+      if (Get16(entry, 2, little) == 2)
+      {
+        const std::uint64_t count = big ? Get64(entry, 4, little) : Get32(entry, 4, little);
+        if (count == 0 || (count == 1 && entry[big ? 12 : 8] != '\0'))
+          ThrowBadParameter("tag " + std::to_string(Get16(entry, 0, little)) + " of TIFF file " + path,
+                            "an ASCII value of " + std::to_string(count) + " characters without its closing NUL",
+                            "text ending with NUL, as TIFF defines it");
+      }
+      if (pageTags.count(Get16(entry, 0, little)) > 0)
+        page[Get16(entry, 0, little)] = entry.substr(2); // type, count and value (or where it is)
+      if (Get16(entry, 0, little) == 254) // bit 0: a reduced-resolution image, bit 2: a mask
+      {
+        const std::uint16_t type = Get16(entry, 2, little);
+        const std::uint64_t kind = type == 3 ? Get16(entry, big ? 12 : 8, little) : big ? Get64(entry, 12, little) : Get32(entry, 8, little);
+        if ((kind & 5) != 0)
+          ThrowBadParameter("TIFF file " + path, "a reduced-resolution image or a mask (NewSubfileType " + std::to_string(kind) + ")",
+                            "directories that are all pages alike, of one size and one sample format (a stack of images)");
+      }
+      const auto found = fixed.find(Get16(entry, 0, little));
+      if (found == fixed.end())
+        continue;
+      const char * name = found->second.first;
+      const std::uint64_t required = found->second.second;
+      const std::uint64_t count = big ? Get64(entry, 4, little) : Get32(entry, 4, little);
+      const std::string subject = std::string("tag ") + std::to_string(found->first) + " (" + name + ") of TIFF file " + path;
+      if (found->first != 306 && count < required)
+        ThrowBadParameter(subject, std::to_string(count) + " values long", std::to_string(required) + ", as TIFF defines it");
+      if (found->first == 306) // ASCII: libtiff keeps the string up to its first NUL (and adds one)
+      {
+        const std::string text = count <= offsetBytes ? entry.substr(big ? 12 : 8, static_cast<std::size_t>(count))
+                                                      : ReadAt(path, big ? Get64(entry, 12, little) : Get32(entry, 8, little),
+                                                               static_cast<std::size_t>(std::min<std::uint64_t>(count, 64)));
+        const std::size_t length = std::min(text.find('\0'), text.size());
+        if (length + 1 < required)
+          ThrowBadParameter(subject, "'" + text.substr(0, length) + "' (" + std::to_string(length) + " characters)",
+                            "a date of 19 characters, YYYY:MM:DD HH:MM:SS, as TIFF defines it");
+      }
+    }
+    if (directory == 1)
+      firstPage = page;
+    for (const auto & tag : pageTags)
+    {
+      const auto here = page.find(tag.first), there = firstPage.find(tag.first);
+      const bool same = (here == page.end()) == (there == firstPage.end()) && (here == page.end() || here->second == there->second);
+      if (!same)
+        ThrowBadParameter("TIFF file " + path, "a directory (" + std::to_string(directory) + ") whose " + tag.second +
+                                                 " differs from the first one's",
+                          "directories that are all pages alike, of one size and one sample format (a stack of images)");
+    }
+    const std::string link = table.substr(static_cast<std::size_t>(entries * entryBytes), offsetBytes);
+    next = big ? Get64(link, 0, little) : Get32(link, 0, little);
+  }
 }
 
 Measurement

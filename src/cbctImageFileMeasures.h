@@ -19,6 +19,21 @@ using Measurement = ImageFileContents::Measurement;
  * 1..10: found by cbctFuzzProjectionFile), before ITK reads it. */
 void
 CheckMetaImageHeader(const std::string & path);
+/** Refuses a NIfTI or Analyze header whose spacing, origin or orientation (pixdim, the quaternion
+ * and its offsets when qform_code > 0, srow_x/y/z when sform_code > 0) holds a non-finite value or
+ * one above 1e15: ITK 5.2's NiftiImageIO takes an SVD of the matrix they make, and vnl aborts the
+ * process on a non-finite matrix (found by cbctFuzzProjectionFile). Before ITK reads it. */
+void
+CheckNiftiHeader(const std::string & path);
+/** Refuses a TIFF file (every directory) holding fewer values of a tag than libtiff reads for it
+ * (DateTime: a string shorter than 19 characters; PageNumber, WhitePoint, ...), or an ASCII value of
+ * one character that is not NUL: ITK 5.2's TIFFImageIO copies as many values as libtiff reads for
+ * the tag, or the strlen() of the text, past the end of what the file gave; and a file whose
+ * directories are not all pages like the first one (size, sample format, subfile type) or hold a
+ * reduced-resolution image or a mask: ITK sizes the image from the first and writes the others past
+ * its end (heap buffer overflows, found by cbctFuzzProjectionFile). Before ITK reads it. */
+void
+CheckTiffTags(const std::string & path);
 Measurement
 MeasureMetaImage(const std::string & path, std::uint64_t expected, std::uint64_t values);
 Measurement

@@ -324,6 +324,19 @@ cbct_bad_input_test(forward_short_volume cbct-forward "--input: pixel data of sh
 cbct_bad_input_test(fdk_missing_data_file cbct-fdk
   "--projections is 'missing_data.mhd'. expected an image ITK can read \\(data file missing_data.raw named by the header missing_data.mhd is missing"
   --projections missing_data.mhd ${short_scan})
+# Damaged PNG files (make_damaged.py): decoded whole before ITK's reader, which let libpng abort the
+# process on a damaged chunk (exit code 134, found by cbctFuzzProjectionFile); a CRC mismatch in the
+# pixel data; the same file as --like, which is read for its grid only.
+set(png_damage ". expected a file whose chunks, checksums and pixel data decode whole")
+cbct_bad_input_test(fdk_png_damaged_chunk cbct-fdk
+  "--projections: PNG file bad_chunk.png is damaged \\(libpng: I\\[00\\]DR: invalid chunk type\\)${png_damage}"
+  --projections bad_chunk.png ${short_scan})
+cbct_bad_input_test(fdk_png_crc_mismatch cbct-fdk
+  "--projections: PNG file bad_crc.png is damaged \\(libpng: IDAT: CRC error\\)${png_damage}"
+  --projections bad_crc.png ${short_scan})
+cbct_bad_input_test(fdk_like_damaged_png cbct-fdk
+  "--like: PNG file bad_chunk.png is damaged \\(libpng: I\\[00\\]DR: invalid chunk type\\)${png_damage}"
+  -g g10.xml --projections p10.mha -o out.mha --like bad_chunk.png)
 # NaN and infinities: refused by every method, naming the file and the first bad pixel.
 set(nan_message "--projections: projection file nan.mha holds non-finite values: 3 \\(1 NaN, 1 \\+Inf, 1 -Inf. the first at pixel \\(u, v, projection\\) \\(5, 3, 0\\)\\). expected finite line integrals \\(--replace-nonfinite VALUE replaces them\\)")
 foreach(app fdk sart cgls osem)

@@ -12,6 +12,10 @@ Standard library only (struct, zlib): no numpy needed.
   rgb.mha          three channels per pixel
   reversed.mha     the projections with u reversed and ElementSpacing -s (the same detector)
   missing_data.mhd a header whose data file does not exist
+  good.png         an 8-bit grey PNG of 32 x 32 pixels (a projection of one row of the scan)
+  bad_chunk.png    good.png with its first chunk's type damaged (ITK 5.2's reader let libpng abort
+                   the process on it: found by cbctFuzzProjectionFile)
+  bad_crc.png      good.png with its pixel data's (IDAT's) CRC changed: it does not match the data
 """
 import math
 import struct
@@ -91,6 +95,29 @@ def main(good):
                                Offset=" ".join(repr(x) for x in offset)), order, reversed_data)
 
     write("missing_data.mhd", fields, order, b"", data_file="missing_data.raw")
+
+    good = png_file(32, 32, [bytes((x * 8 + y * 3) & 255 for x in range(32)) for y in range(32)])
+    open("good.png", "wb").write(good)
+    bad_chunk = bytearray(good)
+    bad_chunk[12:16] = b"I\x00DR"  # the first chunk's type, IHDR: not a chunk type at all
+    open("bad_chunk.png", "wb").write(bytes(bad_chunk))
+    bad_crc = bytearray(good)
+    idat = good.index(b"IDAT")
+    length = struct.unpack(">I", good[idat - 4:idat])[0]
+    bad_crc[idat + 4 + length] ^= 0x01  # the IDAT chunk's CRC (its data intact: they still inflate)
+    open("bad_crc.png", "wb").write(bytes(bad_crc))
+
+
+def png_chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def png_file(width, height, rows):
+    """An 8-bit grey PNG of `rows` (bytes each), without filtering."""
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    pixels = zlib.compress(b"".join(b"\x00" + row for row in rows))
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", header) + png_chunk(b"IDAT", pixels)
+            + png_chunk(b"IEND", b""))
 
 
 if __name__ == "__main__":

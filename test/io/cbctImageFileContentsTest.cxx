@@ -10,6 +10,10 @@
 #include <itkMetaImageIO.h>
 
 #include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <zlib.h>
 #include <fstream>
 #include <string>
 #include <sys/stat.h>
@@ -329,6 +333,172 @@ TEST(ImageFileContents, MetaImageDimensionsOutOfRangeAreRefused)
                 std::string::npos)
         << message;
     }
+  }
+}
+
+/** The bytes of a file, and a file of bytes. */
+std::string
+ReadBytes(const std::string & path)
+{
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void
+WriteBytes(const std::string & path, const std::string & bytes)
+{
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+/** Inspect(path) must find the PNG file complete but damaged, and CheckComplete() say so, naming
+ * the file and libpng's message `why`. */
+void
+ExpectDamagedPng(const std::string & path, const std::string & why)
+{
+  SCOPED_TRACE(path);
+  const cbct::ImageFileContents contents = cbct::ImageFileContents::Inspect(path);
+  EXPECT_EQ(contents.Format(), "PNG");
+  EXPECT_TRUE(contents.Complete());
+  EXPECT_FALSE(contents.Intact());
+  EXPECT_EQ(contents.Damage(), why);
+  try
+  {
+    contents.CheckComplete();
+    ADD_FAILURE() << "no exception for a damaged PNG";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string message = e.GetDescription();
+    EXPECT_NE(message.find("PNG file " + path + " is damaged (libpng: " + why + "); expected a file whose chunks"),
+              std::string::npos)
+      << message;
+  }
+}
+
+// ITK 5.2's PNG reader let libpng abort the process on a damaged chunk (found by
+// cbctFuzzProjectionFile): a PNG is decoded whole first. A good one (8 and 16 bits) is intact and
+// read; a damaged chunk type, a CRC mismatch in the pixel data or in an ancillary chunk, and pixel
+// data that inflate to too few rows are damage, named with libpng's message.
+TEST(ImageFileContents, DamagedPngIsFoundBeforeItkReadsIt)
+{
+  const std::string directory = WorkDirectory();
+  const std::string good = directory + "good.png";
+  Write(Ramp<ByteImage>(ByteImage::SizeType{ { 40, 30 } }).GetPointer(), good, true);
+  const cbct::ImageFileContents whole = cbct::ImageFileContents::Inspect(good);
+  EXPECT_TRUE(whole.Complete());
+  EXPECT_TRUE(whole.Intact()) << whole.Damage();
+  EXPECT_NO_THROW(whole.CheckComplete());
+  ASSERT_EQ(whole.Dimensions().size(), 2u);
+  EXPECT_EQ(whole.Dimensions()[0], 40u);
+  EXPECT_EQ(whole.Dimensions()[1], 30u);
+  using ShortImage = itk::Image<unsigned short, 2>;
+  const std::string deep = directory + "deep.png";
+  Write(Ramp<ShortImage>(ShortImage::SizeType{ { 20, 10 } }).GetPointer(), deep, false);
+  EXPECT_TRUE(cbct::ImageFileContents::Inspect(deep).Intact()) << cbct::ImageFileContents::Inspect(deep).Damage();
+
+  const std::string bytes = ReadBytes(good);
+  ASSERT_EQ(bytes.compare(12, 4, "IHDR"), 0);
+  std::string chunkType = bytes;
+  chunkType[13] = '\0'; // IHDR -> I\0DR
+  WriteBytes(directory + "chunk_type.png", chunkType);
+  ExpectDamagedPng(directory + "chunk_type.png", "I[00]DR: invalid chunk type");
+
+  const std::size_t idat = bytes.find("IDAT");
+  ASSERT_NE(idat, std::string::npos);
+  // The IDAT chunk's CRC changed (its data left as they are: changed data could fail to inflate first).
+  const std::size_t idatLength = (static_cast<unsigned char>(bytes[idat - 2]) << 8) | static_cast<unsigned char>(bytes[idat - 1]);
+  ASSERT_EQ(bytes[idat - 4], '\0');
+  ASSERT_EQ(bytes[idat - 3], '\0');
+  std::string crc = bytes;
+  crc[idat + 4 + idatLength] = static_cast<char>(crc[idat + 4 + idatLength] ^ 0x40);
+  WriteBytes(directory + "idat_crc.png", crc);
+  ExpectDamagedPng(directory + "idat_crc.png", "IDAT: CRC error");
+
+  // An ancillary chunk (tEXt) with a wrong CRC: libpng's default would only warn.
+  const std::string text = std::string("\0\0\0\x0a", 4) + std::string("tEXtComment\0ab", 14) + std::string("\0\0\0\0", 4);
+  const std::string withText = bytes.substr(0, idat - 4) + text + bytes.substr(idat - 4);
+  WriteBytes(directory + "text_crc.png", withText);
+  ExpectDamagedPng(directory + "text_crc.png", "tEXt: CRC error");
+
+  // IHDR promising more rows than the pixel data hold (its CRC made right): not enough image data.
+  std::string taller = bytes;
+  taller[23] = static_cast<char>(60); // height 30 -> 60 (big-endian, its low byte)
+  const auto crcOfIhdr = static_cast<std::uint32_t>(
+    crc32(0L, reinterpret_cast<const Bytef *>(taller.data() + 12), 17));
+  for (int i = 0; i < 4; ++i)
+    taller[29 + i] = static_cast<char>((crcOfIhdr >> (24 - 8 * i)) & 0xFF);
+  WriteBytes(directory + "taller.png", taller);
+  ExpectDamagedPng(directory + "taller.png", "Not enough image data");
+}
+
+// A NIfTI header whose spacing is not finite made ITK 5.2's NiftiImageIO hand vnl a NaN matrix, on
+// which it aborts the process (found by cbctFuzzProjectionFile): refused before ITK reads it.
+TEST(ImageFileContents, NiftiWithNonFiniteSpacingIsRefused)
+{
+  const std::string directory = WorkDirectory();
+  const std::string path = directory + "a.nii";
+  Write(Ramp<FloatImage>(FloatImage::SizeType{ { 8, 8, 2 } }).GetPointer(), path, false);
+  EXPECT_NO_THROW(cbct::ImageFileContents::Inspect(path));
+  std::string bytes = ReadBytes(path);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(&bytes[80], &nan, sizeof(nan)); // pixdim[1]: the spacing along x
+  WriteBytes(path, bytes);
+  try
+  {
+    cbct::ImageFileContents::Inspect(path);
+    ADD_FAILURE() << "a NaN spacing accepted";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string message = e.GetDescription();
+    EXPECT_NE(message.find("pixdim[1] in the NIfTI header " + path + " is nan; expected a finite value"), std::string::npos)
+      << message;
+  }
+}
+
+// ITK 5.2's TIFF reader copies 20 characters of a DateTime tag whatever its length (a heap buffer
+// overflow, found by cbctFuzzProjectionFile): a shorter one is refused before ITK reads the file.
+// Made from a TIFF that ITK writes by renaming its Software tag (305, "InsightToolkit") DateTime (306).
+TEST(ImageFileContents, TiffWithShortDateTimeIsRefused)
+{
+  const std::string directory = WorkDirectory();
+  const std::string path = directory + "a.tif";
+  Write(Ramp<FloatImage>(FloatImage::SizeType{ { 8, 8, 2 } }).GetPointer(), path, false);
+  EXPECT_NO_THROW(cbct::ImageFileContents::Inspect(path));
+  std::string bytes = ReadBytes(path);
+  ASSERT_EQ(bytes.compare(0, 4, std::string("II*\0", 4)), 0);
+  const auto get32 = [&](std::size_t at) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at])) |
+           (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + 1])) << 8) |
+           (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + 2])) << 16) |
+           (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + 3])) << 24);
+  };
+  const std::size_t directoryAt = get32(4);
+  const std::size_t entries = static_cast<unsigned char>(bytes[directoryAt]) | (static_cast<unsigned char>(bytes[directoryAt + 1]) << 8);
+  bool renamed = false;
+  for (std::size_t e = 0; e < entries && !renamed; ++e)
+  {
+    const std::size_t at = directoryAt + 2 + 12 * e;
+    if (static_cast<unsigned char>(bytes[at]) == 305 - 256 && bytes[at + 1] == 1)
+    {
+      bytes[at] = static_cast<char>(306 - 256);
+      renamed = true;
+    }
+  }
+  ASSERT_TRUE(renamed) << "no Software tag in the TIFF that ITK wrote";
+  WriteBytes(path, bytes);
+  try
+  {
+    cbct::ImageFileContents::Inspect(path);
+    ADD_FAILURE() << "a DateTime of 14 characters accepted";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string message = e.GetDescription();
+    EXPECT_NE(message.find("tag 306 (DateTime) of TIFF file " + path +
+                           " is 'InsightToolkit' (14 characters); expected a date of 19 characters"),
+              std::string::npos)
+      << message;
   }
 }
 
