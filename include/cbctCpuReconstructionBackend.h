@@ -1,6 +1,7 @@
 #ifndef cbctCpuReconstructionBackend_h
 #define cbctCpuReconstructionBackend_h
 
+#include "cbctRunOnReconstructionBackend.h"
 #include "cbctProjectorOperator.h"
 #include "cbctTotalVariationOperators.h"
 
@@ -177,13 +178,8 @@ public:
   Run(const TImage * initial, const TImage * projections, TImage * output, unsigned int count, TMakeOperator && makeOperator,
       TMethod && method)
   {
-    output->SetBufferedRegion(output->GetRequestedRegion());
-    output->Allocate();
-    CpuReconstructionBackend backend(makeOperator(static_cast<const TImage *>(output)), MakeTVGrid(output), count);
-    Vector x(backend.Voxels()), measured(backend.Pixels());
-    backend.Upload(initial->GetBufferPointer(), x, backend.Voxels());
-    backend.Upload(projections->GetBufferPointer(), measured, backend.Pixels());
-    method(backend, x, measured, [&] { backend.Download(x, output->GetBufferPointer(), backend.Voxels()); }, true);
+    RunOnReconstructionBackend<CpuReconstructionBackend>(initial, projections, output, count, std::forward<TMakeOperator>(makeOperator),
+                                      std::forward<TMethod>(method), true);
   }
 
 private:

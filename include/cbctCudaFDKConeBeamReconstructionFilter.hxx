@@ -94,9 +94,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::SetCountProjections(const CountImag
   m_LogFlat = logFlatPerProjection;
   m_Conversion = conversion;
   if (!m_CountsGrid)
-    m_CountsGrid = TImage::New();
-  m_CountsGrid->CopyInformation(readings);
-  m_CountsGrid->SetBufferedRegion(readings->GetBufferedRegion());
+    m_CountsGrid = TImage::New(); // its grid is the readings', set in GenerateOutputInformation()
   this->SetProjections(m_CountsGrid);
   this->Modified();
 }

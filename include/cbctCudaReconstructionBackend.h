@@ -1,6 +1,7 @@
 #ifndef cbctCudaReconstructionBackend_h
 #define cbctCudaReconstructionBackend_h
 
+#include "cbctRunOnReconstructionBackend.h"
 #include "cbctCudaFDKBackProjection.hcu" // LaunchFill
 #include "cbctCudaIterativeSupport.h"
 #include "cbctCudaJoseph.hcu"            // LaunchSARTResidual, LaunchSARTUpdate
@@ -172,13 +173,8 @@ public:
   Run(const TImage * initial, const TImage * projections, TImage * output, unsigned int count, TMakeOperator && makeOperator,
       TMethod && method)
   {
-    output->SetBufferedRegion(output->GetRequestedRegion());
-    output->Allocate();
-    CudaReconstructionBackend backend(makeOperator(static_cast<const TImage *>(output)), MakeTVGrid(output), count);
-    Vector x(backend.Voxels()), measured(backend.Pixels());
-    backend.Upload(initial->GetBufferPointer(), x, backend.Voxels());
-    backend.Upload(projections->GetBufferPointer(), measured, backend.Pixels());
-    method(backend, x, measured, [&] { backend.Download(x, output->GetBufferPointer(), backend.Voxels()); }, false);
+    RunOnReconstructionBackend<CudaReconstructionBackend>(initial, projections, output, count, std::forward<TMakeOperator>(makeOperator),
+                                      std::forward<TMethod>(method), false);
   }
 
 private:

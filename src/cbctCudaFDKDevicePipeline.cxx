@@ -322,8 +322,8 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
 
     const int firstRow = piece.firstRow, rows = piece.rows;
     // The rows weighted and filtered: the piece's, or with the low-pass along v all of the stack's.
+    const int filterRows = static_cast<int>(FilteredRows(problem, static_cast<std::size_t>(rows)));
     const int filterFirstRow = problem.smoothingTaps ? problem.stackFirstRow : firstRow;
-    const int filterRows = problem.smoothingTaps ? static_cast<int>(problem.stackRows) : rows;
     unsigned int batchesOfPiece = rows > 0 ? (problem.count + static_cast<unsigned int>(batch) - 1) / static_cast<unsigned int>(batch) : 0;
     for (unsigned int b = 0; b < batchesOfPiece; ++b, ++batchNumber)
     {

@@ -389,26 +389,16 @@ IsTrue(const std::string & value)
   return !value.empty() && (value[0] == 'T' || value[0] == 't' || value[0] == '1');
 }
 
-std::uint32_t
-Get32(const std::string & b, std::size_t at, bool little)
+/** The unsigned integer of sizeof(T) bytes at `at` of `b`, little- or big-endian. */
+template <typename T>
+T
+GetUnsigned(const std::string & b, std::size_t at, bool little)
 {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i)
+  T v = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i)
   {
-    const auto byte = static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + static_cast<std::size_t>(little ? i : 3 - i)]));
-    v |= byte << (8 * i);
-  }
-  return v;
-}
-
-std::uint64_t
-Get64(const std::string & b, std::size_t at, bool little)
-{
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i)
-  {
-    const auto byte = static_cast<std::uint64_t>(static_cast<unsigned char>(b[at + static_cast<std::size_t>(little ? i : 7 - i)]));
-    v |= byte << (8 * i);
+    const auto byte = static_cast<T>(static_cast<unsigned char>(b[at + (little ? i : sizeof(T) - 1 - i)]));
+    v = static_cast<T>(v | (byte << (8 * i)));
   }
   return v;
 }
@@ -416,9 +406,19 @@ Get64(const std::string & b, std::size_t at, bool little)
 std::uint16_t
 Get16(const std::string & b, std::size_t at, bool little)
 {
-  const auto lo = static_cast<unsigned char>(b[at + (little ? 0 : 1)]);
-  const auto hi = static_cast<unsigned char>(b[at + (little ? 1 : 0)]);
-  return static_cast<std::uint16_t>(lo | (hi << 8));
+  return GetUnsigned<std::uint16_t>(b, at, little);
+}
+
+std::uint32_t
+Get32(const std::string & b, std::size_t at, bool little)
+{
+  return GetUnsigned<std::uint32_t>(b, at, little);
+}
+
+std::uint64_t
+Get64(const std::string & b, std::size_t at, bool little)
+{
+  return GetUnsigned<std::uint64_t>(b, at, little);
 }
 } // namespace
 
