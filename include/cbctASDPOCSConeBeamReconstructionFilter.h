@@ -183,7 +183,9 @@ protected:
         }
         else
           backend.Back(onesProjections, sensitivity, subsets[s], false);
-        backend.SARTUpdate(x, correction, *weights, lambda, m_EnforcePositivity);
+        // Within the pass the next subset's forward projection follows at once (the TV steps come
+        // after the last).
+        backend.SARTUpdate(x, correction, *weights, lambda, m_EnforcePositivity, s + 1 < subsets.size());
       }
       lambda *= m_LambdaReduction;
       backend.Xpby(x, -1., before); // before = x - before: the data step

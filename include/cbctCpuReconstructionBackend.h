@@ -148,10 +148,11 @@ public:
         residual[p] = rayLength[p] > 0.f ? (measured[p] - residual[p]) / rayLength[p] : 0.f;
   }
   /** SART's update: x += lambda correction / sensitivity where sensitivity > 0, then x = max(x, 0)
-   * with `positivity`. */
+   * with `positivity` (`forwardNext`: a hint for the GPU's projector, nothing to do here). */
   void
-  SARTUpdate(Vector & x, const Vector & correction, const Vector & sensitivity, double lambda, bool positivity) const
+  SARTUpdate(Vector & x, const Vector & correction, const Vector & sensitivity, double lambda, bool positivity, bool forwardNext = false) const
   {
+    (void)forwardNext;
     const float l = static_cast<float>(lambda);
     Elementwise(x.size(), [&](std::size_t v) {
       float value = x[v];

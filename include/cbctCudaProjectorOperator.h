@@ -1,7 +1,9 @@
 #ifndef cbctCudaProjectorOperator_h
 #define cbctCudaProjectorOperator_h
 
+#include "cbctCudaCheck.h"
 #include "cbctCudaDeviceBuffer.h"
+#include "cbctCudaJoseph.hcu" // CudaSARTLaunch, LaunchSARTUpdate
 
 #include <memory>
 #include <stdexcept>
@@ -50,6 +52,18 @@ public:
   /** volume = (add ? volume : 0) + sum over the `count` k of `subset` of A_k^T projections[k]. */
   virtual void
   Back(const float * projections, float * volume, const CudaDeviceBuffer<unsigned int> * subset, int count, bool add) = 0;
+
+  /** SART's update of the volume (LaunchSARTUpdate(): `update` names the volume, correction,
+   * sensitivity, lambda and positivity; Voxels() voxels). With `forwardNext` the caller promises
+   * that the next call of this operator is Forward() of this volume, unchanged: an operator that
+   * projects from its own copy of the volume (Joseph's slice stacks) then writes that copy in the
+   * same pass and the Forward() skips its copy (SART's subsets: one read of the volume fewer). */
+  virtual void
+  SARTUpdate(const CudaSARTLaunch & update, bool forwardNext)
+  {
+    (void)forwardNext;
+    CudaCheck(LaunchSARTUpdate(update, nullptr), "LaunchSARTUpdate");
+  }
 
 private:
   std::vector<std::unique_ptr<CudaDeviceBuffer<unsigned int>>> m_Subsets;

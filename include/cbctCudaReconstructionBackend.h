@@ -143,8 +143,11 @@ public:
     step.pixelsPerProjection = static_cast<long long>(this->PixelsPerProjection());
     CudaCheck(LaunchSARTResidual(step, nullptr), "LaunchSARTResidual");
   }
+  /** `forwardNext`: CudaProjectorOperator::SARTUpdate()'s promise that the next projector call is
+   * the forward projection of x. */
   void
-  SARTUpdate(Vector & x, const Vector & correction, const Vector & sensitivity, double lambda, bool positivity) const
+  SARTUpdate(Vector & x, const Vector & correction, const Vector & sensitivity, double lambda, bool positivity,
+             bool forwardNext = false) const
   {
     CudaSARTLaunch step;
     step.volume = x.Data();
@@ -153,7 +156,7 @@ public:
     step.voxels = Length(x);
     step.lambda = static_cast<float>(lambda);
     step.positivity = positivity ? 1 : 0;
-    CudaCheck(LaunchSARTUpdate(step, nullptr), "LaunchSARTUpdate");
+    m_A->SARTUpdate(step, forwardNext);
   }
 
   const CudaTotalVariationOperators &

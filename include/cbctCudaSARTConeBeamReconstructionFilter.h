@@ -112,7 +112,9 @@ protected:
         step.voxels = static_cast<long long>(voxels);
         step.lambda = static_cast<float>(this->GetLambda());
         step.positivity = this->GetEnforcePositivity() ? 1 : 0;
-        CudaCheck(LaunchSARTUpdate(step, nullptr), "LaunchSARTUpdate");
+        // The next subset's forward projection is of this volume: the update may write the
+        // projector's copy of it in the same pass.
+        A->SARTUpdate(step, true);
       }
       CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (SART iteration)");
       if (leader)

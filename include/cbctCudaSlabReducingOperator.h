@@ -76,6 +76,13 @@ public:
     m_Slab->Back(projections, volume, m_SlabSubsets.at(subset), count, add);
   }
 
+  /** The slab's own update (element-wise: nothing to sum). */
+  void
+  SARTUpdate(const CudaSARTLaunch & update, bool forwardNext) override
+  {
+    m_Slab->SARTUpdate(update, forwardNext);
+  }
+
 private:
   void
   ReserveStaging(std::size_t count)

@@ -8,6 +8,8 @@
 namespace cbct
 {
 
+struct CudaSARTLaunch; // cbctCudaJoseph.hcu
+
 /** \class CudaSlicedVolume
  * \brief A volume as stacks of slices for Joseph's forward projector: for each axis a asked for, a
  * layered 2D texture whose layers are the slices across a (layer s holds the voxels with index s
@@ -31,6 +33,13 @@ public:
   void
   CopyFromDevice(const float * volume, const int size[3], unsigned int axes, cudaStream_t stream);
 
+  /** SART's update of a contiguous device volume (LaunchSARTUpdate(): `update` names the volume,
+   * correction and sensitivity) that writes the updated volume into the slice stacks in the same
+   * pass (LaunchSARTUpdateSlices()): the state of CopyFromDevice() after the update, one read of the
+   * volume fewer. */
+  void
+  UpdateFromDevice(const CudaSARTLaunch & update, const int size[3], unsigned int axes, cudaStream_t stream);
+
   /** The texture of the slices across axis a (0 when that axis was not asked for). */
   cudaTextureObject_t
   Slices(int a) const
@@ -39,6 +48,9 @@ public:
   }
 
 private:
+  /** (Re)allocates the arrays, textures and surfaces when the size or the axes changed. */
+  void
+  Reserve(const int size[3], unsigned int axes);
   void
   Release();
 

@@ -58,6 +58,13 @@ public:
     m_Forward->Forward(volume, projections, subset, count);
   }
 
+  /** The forward projector's (it may keep a copy of the volume for its next Forward()). */
+  void
+  SARTUpdate(const CudaSARTLaunch & update, bool forwardNext) override
+  {
+    m_Forward->SARTUpdate(update, forwardNext);
+  }
+
   /** volume = (add ? volume : 0) + the voxel-based backprojection of the `count` projections of
    * `subset`. */
   void

@@ -135,18 +135,59 @@ Residual(const CudaSARTLaunch p)
   p.residual[at] = p.rayLength[at] > 0.f ? (p.measured[at] - p.residual[at]) / p.rayLength[at] : 0.f;
 }
 
+/** SART's update of voxel v (one expression for both kernels below: their volumes are the same). */
+__device__ __forceinline__ float
+UpdatedVoxel(const CudaSARTLaunch & p, long long v)
+{
+  float x = p.volume[v];
+  if (p.sensitivity[v] > 0.f)
+    x += p.lambda * p.correction[v] / p.sensitivity[v];
+  if (p.positivity && x < 0.f)
+    x = 0.f;
+  return x;
+}
+
 __global__ void
 Update(const CudaSARTLaunch p)
 {
   for (long long v = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; v < p.voxels;
        v += static_cast<long long>(gridDim.x) * blockDim.x)
+    p.volume[v] = UpdatedVoxel(p, v);
+}
+
+/** The update of a 32 x 32 tile of (x, y) in slice z, written to the volume and to the slice
+ * stacks: across z straight (a layer is an xy slice, width x), across x through shared memory as
+ * SliceCopyTransposed does (width y: neighbouring threads must write neighbouring y), across y
+ * straight (width z, height x; only tilted geometries have rays along y). */
+__global__ void
+UpdateSlices(const CudaSARTLaunch p, int nx, int ny, cudaSurfaceObject_t across0, cudaSurfaceObject_t across1,
+             cudaSurfaceObject_t across2)
+{
+  __shared__ float tile[32][33];
+  const int x0 = blockIdx.x * 32, y0 = blockIdx.y * 32, z = blockIdx.z;
+  for (int i = threadIdx.y; i < 32; i += blockDim.y)
   {
-    float x = p.volume[v];
-    if (p.sensitivity[v] > 0.f)
-      x += p.lambda * p.correction[v] / p.sensitivity[v];
-    if (p.positivity && x < 0.f)
-      x = 0.f;
-    p.volume[v] = x;
+    const int x = x0 + threadIdx.x, y = y0 + i;
+    if (x < nx && y < ny)
+    {
+      const long long v = (static_cast<long long>(z) * ny + y) * nx + x;
+      const float value = UpdatedVoxel(p, v);
+      p.volume[v] = value;
+      tile[i][threadIdx.x] = value;
+      if (across2)
+        surf2DLayeredwrite(value, across2, x * static_cast<int>(sizeof(float)), y, z);
+      if (across1)
+        surf2DLayeredwrite(value, across1, z * static_cast<int>(sizeof(float)), x, y);
+    }
+  }
+  if (!across0)
+    return;
+  __syncthreads();
+  for (int i = threadIdx.y; i < 32; i += blockDim.y)
+  {
+    const int x = x0 + i, y = y0 + threadIdx.x;
+    if (x < nx && y < ny)
+      surf2DLayeredwrite(tile[threadIdx.x][i], across0, y * static_cast<int>(sizeof(float)), z, x);
   }
 }
 __global__ void
@@ -269,6 +310,18 @@ LaunchSARTUpdate(const CudaSARTLaunch & launch, cudaStream_t stream)
     return cudaSuccess;
   const long long blocks = (launch.voxels + 255) / 256;
   Update<<<static_cast<unsigned int>(blocks < 65535 ? blocks : 65535), 256, 0, stream>>>(launch);
+  return cudaGetLastError();
+}
+
+cudaError_t
+LaunchSARTUpdateSlices(const CudaSARTLaunch & launch, const int size[3], const cudaSurfaceObject_t surfaces[3], cudaStream_t stream)
+{
+  if (launch.voxels <= 0)
+    return cudaSuccess;
+  if (launch.voxels != static_cast<long long>(size[0]) * size[1] * size[2])
+    return cudaErrorInvalidValue;
+  UpdateSlices<<<dim3((size[0] + 31) / 32, (size[1] + 31) / 32, size[2]), dim3(32, 8), 0, stream>>>(launch, size[0], size[1], surfaces[0],
+                                                                                                   surfaces[1], surfaces[2]);
   return cudaGetLastError();
 }
 

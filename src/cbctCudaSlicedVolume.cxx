@@ -38,6 +38,22 @@ CudaSlicedVolume::Release()
 void
 CudaSlicedVolume::CopyFromDevice(const float * volume, const int size[3], unsigned int axes, cudaStream_t stream)
 {
+  this->Reserve(size, axes);
+  for (int a = 0; a < 3; ++a)
+    if (m_Surface[a])
+      CudaCheck(LaunchSliceCopy(volume, size, a, m_Surface[a], stream), "LaunchSliceCopy");
+}
+
+void
+CudaSlicedVolume::UpdateFromDevice(const CudaSARTLaunch & update, const int size[3], unsigned int axes, cudaStream_t stream)
+{
+  this->Reserve(size, axes);
+  CudaCheck(LaunchSARTUpdateSlices(update, size, m_Surface, stream), "LaunchSARTUpdateSlices");
+}
+
+void
+CudaSlicedVolume::Reserve(const int size[3], unsigned int axes)
+{
   const std::size_t bytes = static_cast<std::size_t>(size[0]) * size[1] * size[2] * sizeof(float);
   if (axes != m_Axes || size[0] != m_Size[0] || size[1] != m_Size[1] || size[2] != m_Size[2])
   {
@@ -66,9 +82,6 @@ CudaSlicedVolume::CopyFromDevice(const float * volume, const int size[3], unsign
       m_Size[d] = size[d];
     m_Axes = axes;
   }
-  for (int a = 0; a < 3; ++a)
-    if (m_Surface[a])
-      CudaCheck(LaunchSliceCopy(volume, size, a, m_Surface[a], stream), "LaunchSliceCopy");
 }
 
 } // namespace cbct

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <random>
@@ -250,6 +251,98 @@ TEST_F(CudaIterative, JosephTextureLaunchMarksRaysWithoutTheirSlicesNaN)
     else
       EXPECT_TRUE(std::isnan(alongX)) << alongX;
   }
+}
+
+// SART's update that also writes the forward projector's slice stacks (SARTUpdate(..., true)) leaves
+// the volume and the next forward projection bit for bit those of the plain update followed by the
+// copy, on a grid of no multiple of the kernel's 32 x 32 tiles and rays along each axis; the stacks
+// are used once: a volume changed after that forward projection is copied again.
+TEST_F(CudaIterative, SartUpdateWritingTheSliceStacksEqualsUpdateThenCopy)
+{
+  auto geometry = CircularGeometry(12, 360., 400., 700., 3., -2.);
+  geometry->AddProjection(400., 700., 30., 0., 0., 75.);     // rays along y
+  geometry->AddProjection(400., 700., 200., 5., 0., -60., 10.);
+  auto volume = ImageType::New();
+  volume->SetRegions(ImageType::SizeType{ { 45, 38, 21 } });
+  const double spacing[3] = { 2., 2.5, 3. };
+  volume->SetSpacing(spacing);
+  ImageType::PointType origin;
+  for (unsigned int d = 0; d < 3; ++d)
+    origin[d] = -0.5 * (volume->GetLargestPossibleRegion().GetSize(d) - 1) * spacing[d];
+  volume->SetOrigin(origin);
+  volume->Allocate();
+  auto projections = ImageType::New();
+  projections->SetRegions(ImageType::SizeType{ { 70, 50, geometry->GetNumberOfProjections() } });
+  const double pixel[3] = { 2.2, 2.6, 1. };
+  projections->SetSpacing(pixel);
+  ImageType::PointType detectorOrigin;
+  detectorOrigin[0] = -76.;
+  detectorOrigin[1] = -64.;
+  detectorOrigin[2] = 0.;
+  projections->SetOrigin(detectorOrigin);
+  projections->Allocate();
+
+  const std::size_t voxels = 45 * 38 * 21, pixels = 70 * 50 * geometry->GetNumberOfProjections();
+  auto x = Copy<ImageType>(volume, false, 5), c = Copy<ImageType>(volume, false, 6), s = Copy<ImageType>(volume, false, 7);
+  for (std::size_t v = 0; v < voxels; ++v)
+  {
+    c->GetBufferPointer()[v] -= 0.6f;  // corrections of both signs: positivity clips some voxels
+    s->GetBufferPointer()[v] -= 0.1f;  // a tenth of the sensitivities not positive: no update there
+  }
+  CudaDeviceBuffer<float> fused(voxels), plain(voxels), correction(voxels), sensitivity(voxels), pf(pixels), pp(pixels);
+  for (auto * d : { &fused, &plain })
+    CudaUpload(d->Data(), x->GetBufferPointer(), voxels, "volume");
+  CudaUpload(correction.Data(), c->GetBufferPointer(), voxels, "correction");
+  CudaUpload(sensitivity.Data(), s->GetBufferPointer(), voxels, "sensitivity");
+  std::vector<unsigned int> all(geometry->GetNumberOfProjections());
+  for (unsigned int k = 0; k < all.size(); ++k)
+    all[k] = k;
+  const int count = static_cast<int>(all.size());
+  CudaJosephOperator A(volume, projections, geometry);
+  auto * subset = A.Subset(all);
+  auto download = [](const CudaDeviceBuffer<float> & d, std::size_t n) {
+    std::vector<float> h(n);
+    EXPECT_EQ(cudaMemcpy(h.data(), d.Data(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+  };
+  CudaSARTLaunch step;
+  step.correction = correction.Data();
+  step.sensitivity = sensitivity.Data();
+  step.voxels = static_cast<long long>(voxels);
+  step.lambda = 0.7f;
+  step.positivity = 1;
+  for (int round = 0; round < 2; ++round) // the second round: the stacks of the first exist already
+  {
+    step.volume = fused.Data();
+    A.SARTUpdate(step, true);
+    A.Forward(fused.Data(), pf.Data(), subset, count);
+    step.volume = plain.Data();
+    ASSERT_EQ(LaunchSARTUpdate(step, nullptr), cudaSuccess);
+    A.Forward(plain.Data(), pp.Data(), subset, count);
+    const auto hf = download(fused, voxels), hp = download(plain, voxels), pfh = download(pf, pixels), pph = download(pp, pixels);
+    EXPECT_EQ(hf, hp) << "round " << round;
+    EXPECT_EQ(pfh, pph) << "round " << round;
+    EXPECT_TRUE(std::all_of(pfh.begin(), pfh.end(), [](float v) { return std::isfinite(v); }));
+    std::size_t clipped = 0, kept = 0;
+    for (std::size_t v = 0; v < voxels; ++v)
+    {
+      clipped += hf[v] == 0.f;
+      kept += s->GetBufferPointer()[v] <= 0.f && hf[v] > 0.f;
+    }
+    EXPECT_GT(clipped, 0u); // the case is not trivial
+    EXPECT_GT(kept, 0u);
+    double sum = 0.;
+    for (float v : pfh)
+      sum += v;
+    EXPECT_GT(sum, 0.);
+  }
+  // Used once: after that forward projection the volume changes and is projected from its new values.
+  ASSERT_EQ(LaunchFill(fused.Data(), voxels, 2.f, nullptr), cudaSuccess);
+  ASSERT_EQ(LaunchFill(plain.Data(), voxels, 2.f, nullptr), cudaSuccess);
+  A.Forward(fused.Data(), pf.Data(), subset, count);
+  CudaJosephOperator B(volume, projections, geometry);
+  B.Forward(plain.Data(), pp.Data(), B.Subset(all), count);
+  EXPECT_EQ(download(pf, pixels), download(pp, pixels));
 }
 
 TEST_F(CudaIterative, RayCastPairIsAdjointAndMatchesCpu)
