@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -78,6 +79,13 @@ struct FDKGeometryCase
   bool weighted = false;  ///< displaced-detector weighting expected
   bool shortScan = false; ///< Parker weights expected
 };
+
+/** How GoogleTest prints a case (--gtest_list_tests, failures): its name, not the struct's bytes. */
+inline void
+PrintTo(const FDKGeometryCase & c, std::ostream * os)
+{
+  *os << c.name;
+}
 
 /** A case's name as GoogleTest accepts it: letters, digits and underscores. */
 inline std::string
