@@ -422,22 +422,110 @@ Get64(const std::string & b, std::size_t at, bool little)
 }
 } // namespace
 
+namespace
+{
+/** Whether `text` is printable: ASCII from space to '~', tabs, and well-formed UTF-8 sequences (file
+ * names and comments in other scripts), no control characters. */
+bool
+IsPrintableText(const std::string & text)
+{
+  for (std::size_t i = 0; i < text.size();)
+  {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\t' || (c >= 0x20 && c < 0x7f))
+    {
+      ++i;
+      continue;
+    }
+    const std::size_t length = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    if (length == 0 || (length == 3 && c >= 0xf0) || i + length > text.size())
+      return false;
+    for (std::size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80)
+        return false;
+    i += length;
+  }
+  return true;
+}
+
+/** The numbers of a header value (whitespace-separated, each read whole), or an empty vector with
+ * `ok` false when one is not a number. */
+std::vector<double>
+Numbers(const std::string & value, bool & ok)
+{
+  std::vector<double> numbers;
+  std::istringstream words(value);
+  std::string word;
+  ok = true;
+  while (words >> word)
+  {
+    char * end = nullptr;
+    const double x = std::strtod(word.c_str(), &end);
+    if (end == word.c_str() || *end != '\0')
+    {
+      ok = false;
+      return {};
+    }
+    numbers.push_back(x);
+  }
+  return numbers;
+}
+} // namespace
+
 void
 CheckMetaImageHeader(const std::string & path)
 {
   const auto lines = ReadHeaderLines(path, [](const std::string & line) {
     return Trim(line.substr(0, line.find('='))) == "ElementDataFile";
   });
-  for (const auto & line : lines)
+  if (lines.empty() || Trim(lines.back().text.substr(0, lines.back().text.find('='))) != "ElementDataFile")
+    ThrowBadParameter("ElementDataFile in " + path, "missing", "LOCAL or the name of the data file, last in the header");
+  // ITK 5.2's MetaIO parses the header twice (ReadImageInformation, then Read) and a header it reads
+  // differently the second time (a key given twice, NDims after the arrays it sizes) had it write
+  // past the buffer ITK sized from the first reading (heap corruption found by cbctFuzzProjectionFile:
+  // regressions/cbctFuzzProjectionFile/metaio_keys_twice.mha). So, before ITK reads it: one "Key =
+  // Value" per line in printable text, each key once, NDims from 1 to 10 before the arrays, and each
+  // array as long as NDims says.
+  std::set<std::string> seen;
+  long long dimensions = 0;
+  const std::map<std::string, int> arrays = { { "DimSize", 1 },        { "ElementSpacing", 1 }, { "ElementSize", 1 },
+                                              { "Offset", 1 },         { "Position", 1 },       { "Origin", 1 },
+                                              { "CenterOfRotation", 1 }, { "TransformMatrix", 2 }, { "Rotation", 2 },
+                                              { "Orientation", 2 } };
+  for (std::size_t i = 0; i < lines.size(); ++i)
   {
-    const auto equals = line.text.find('=');
-    if (equals == std::string::npos || Trim(line.text.substr(0, equals)) != "NDims")
+    const std::string & text = lines[i].text;
+    const std::string where = "line " + std::to_string(i + 1) + " of the header of " + path;
+    if (Trim(text).empty())
       continue;
-    const std::string value = Trim(line.text.substr(equals + 1));
-    char * end = nullptr;
-    const long long dimensions = std::strtoll(value.c_str(), &end, 10);
-    if (end == value.c_str() || *end != '\0' || dimensions < 1 || dimensions > 10)
-      ThrowBadParameter("NDims in " + path, "'" + value + "'", "a number of dimensions from 1 to 10");
+    if (!IsPrintableText(text))
+      ThrowBadParameter(where, "holding control characters or bytes that are not text", "a header of printable text");
+    const auto equals = text.find('=');
+    const std::string key = equals == std::string::npos ? std::string() : Trim(text.substr(0, equals));
+    if (key.empty())
+      ThrowBadParameter(where, "'" + Trimmed(text).substr(0, 80) + "'", "Key = Value");
+    if (!seen.insert(key).second)
+      ThrowBadParameter(key + " in " + path, "given twice (" + where + ")", "each header field once");
+    const std::string value = Trim(text.substr(equals + 1));
+    if (key == "NDims")
+    {
+      char * end = nullptr;
+      dimensions = std::strtoll(value.c_str(), &end, 10);
+      if (end == value.c_str() || *end != '\0' || dimensions < 1 || dimensions > 10)
+        ThrowBadParameter("NDims in " + path, "'" + value + "'", "a number of dimensions from 1 to 10");
+      continue;
+    }
+    const auto array = arrays.find(key);
+    if (array == arrays.end())
+      continue;
+    if (dimensions == 0)
+      ThrowBadParameter(key + " in " + path, "before NDims", "NDims first: it sizes " + key);
+    bool ok = false;
+    const auto numbers = Numbers(value, ok);
+    const long long count = array->second == 1 ? dimensions : dimensions * dimensions;
+    if (!ok || static_cast<long long>(numbers.size()) != count)
+      ThrowBadParameter(key + " in " + path, "'" + value.substr(0, 80) + "'",
+                        std::to_string(count) + " numbers (NDims " + std::to_string(dimensions) + ")");
   }
 }
 

@@ -16,7 +16,9 @@ namespace cbct::detail
 using Measurement = ImageFileContents::Measurement;
 
 /** Refuses a MetaImage header that ITK 5.2's MetaIO would read past its arrays with (NDims outside
- * 1..10: found by cbctFuzzProjectionFile), before ITK reads it. */
+ * 1..10) or read differently on its second pass and write past ITK's buffer with (a key given twice,
+ * an array before NDims or of another length, bytes that are not text): both found by
+ * cbctFuzzProjectionFile. Before ITK reads it. */
 void
 CheckMetaImageHeader(const std::string & path);
 /** Refuses a NIfTI or Analyze header whose spacing, origin or orientation (pixdim, the quaternion

@@ -218,7 +218,18 @@ ThreeDCircularProjectionGeometry::AddProjection(const MatrixType & given)
     for (unsigned int c = 0; c < 4; ++c)
       projection.matrix(r, c) = given(r, c) * scale;
   DeriveFromMatrix(projection);
-  CheckPositive(Named("SourceToIsocenterDistance (derived from the matrix)", k), projection.sid);
+  // Positive beyond rounding: a source on the detector's plane through the origin gives an SID of
+  // 1e-16 or -1e-16 by the luck of rounding, accepted once and refused after a write and read (found
+  // by the geometry fuzzer: regressions/cbctFuzzGeometryXml/sid_zero_by_rounding.xml).
+  const double sourceDistance =
+    std::sqrt(projection.source[0] * projection.source[0] + projection.source[1] * projection.source[1] +
+              projection.source[2] * projection.source[2]);
+  if (!std::isfinite(projection.sid) || !(projection.sid > 1e-9 * sourceDistance) || !(projection.sid > 0.))
+  {
+    ThrowBadParameter(Named("SourceToIsocenterDistance (derived from the matrix)", k), projection.sid,
+                      "a finite value > 0 beyond rounding (> 1e-9 of the source's distance from the origin, " +
+                        std::to_string(sourceDistance) + " mm): the source in front of the detector");
+  }
   m_Projections.push_back(projection);
   this->Modified();
 }

@@ -249,6 +249,17 @@ TEST(GeometryBadInput, DistancesAndNonFiniteValues)
   ThreeDCircularProjectionGeometry::MatrixType singular;
   singular.Fill(0.);
   ExpectErrorMentioning([&] { g->AddProjection(singular); }, { "Matrix", "non-singular" });
+  // The source on the detector's plane through the origin (source (1.5, -1, 0), principal axis
+  // along (-2, -3, 0)): the derived SID is 0 up to rounding, whichever sign rounding gives it (the
+  // geometry fuzzer's find: accepted once, refused after a write and read).
+  ThreeDCircularProjectionGeometry::MatrixType onThePlane;
+  const double rows[3][4] = { { 0., 0., -1500., 0. }, { 0., 1., 0., 1. }, { -1000., -1500., 0., 0. } };
+  for (unsigned int r = 0; r < 3; ++r)
+    for (unsigned int c = 0; c < 4; ++c)
+      onThePlane(r, c) = rows[r][c];
+  ExpectErrorMentioning([&] { g->AddProjection(onThePlane); }, { "SourceToIsocenterDistance (derived from the matrix)", "beyond rounding" });
+  // (Valid bare matrices still pass: Geometry.BareMatrixGivesTheSameDerivedQuantities and the FDK
+  // geometry cases' bare matrices.)
   EXPECT_EQ(g->GetNumberOfProjections(), 0u);
   ExpectErrorMentioning([&] { g->GetMatrix(3); }, { "projection index", "3" });
 }
