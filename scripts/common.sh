@@ -5,13 +5,14 @@ CBCT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CBCT_BUILD=${CBCT_BUILD:-$CBCT_ROOT/build}
 # libvtk9-dev builds cbct-view (optional in CMake); xvfb and xauth run its offscreen test (xvfb-run).
 # python3-dev and pybind11-dev build the Python bindings (optional in CMake); python3-numpy and
-# python3-pytest run their tests (ctest: python.pytest). libopenmpi-dev and openmpi-bin build and test
+# python3-pytest run their tests (ctest: python.pytest); python3-venv makes the wheel's build and test
+# venvs (scripts/wheel.sh) where python3 is Debian's. libopenmpi-dev and openmpi-bin build and test
 # the MPI parts (optional in CMake; ctest: apps.mpi_end_to_end). zlib1g-dev, libexpat1-dev and
 # libpng-dev (ITK's own dependencies) measure compressed image data, parse the geometry XML and decode
 # a PNG whole before ITK's reader sees it. clang-14 and
 # libclang-rt-14-dev build the sanitized tests and the fuzzers (scripts/sanitize.sh, scripts/fuzz.sh).
 CBCT_PACKAGES=(cmake ninja-build g++ libinsighttoolkit5-dev libcli11-dev libgtest-dev libvtk9-dev xvfb xauth
-  python3-dev pybind11-dev python3-numpy python3-pytest python3-matplotlib libopenmpi-dev openmpi-bin
+  python3-dev python3-venv pybind11-dev python3-numpy python3-pytest python3-matplotlib libopenmpi-dev openmpi-bin
   zlib1g-dev libexpat1-dev libpng-dev clang-14 libclang-rt-14-dev)
 
 cbct_log() {
