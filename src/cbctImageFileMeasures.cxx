@@ -470,15 +470,27 @@ Numbers(const std::string & value, bool & ok)
   }
   return numbers;
 }
+
+/** A MetaImage header line's key: the text before '=', trimmed (all of it when there is no '='). */
+std::string
+MetaImageKey(const std::string & line)
+{
+  return Trim(line.substr(0, line.find('=')));
+}
+
+/** A MetaImage header's lines, up to and including ElementDataFile (the last field; the data follow). */
+std::vector<HeaderLine>
+MetaImageHeaderLines(const std::string & path)
+{
+  return ReadHeaderLines(path, [](const std::string & line) { return MetaImageKey(line) == "ElementDataFile"; });
+}
 } // namespace
 
 void
 CheckMetaImageHeader(const std::string & path)
 {
-  const auto lines = ReadHeaderLines(path, [](const std::string & line) {
-    return Trim(line.substr(0, line.find('='))) == "ElementDataFile";
-  });
-  if (lines.empty() || Trim(lines.back().text.substr(0, lines.back().text.find('='))) != "ElementDataFile")
+  const auto lines = MetaImageHeaderLines(path);
+  if (lines.empty() || MetaImageKey(lines.back().text) != "ElementDataFile")
     ThrowBadParameter("ElementDataFile in " + path, "missing", "LOCAL or the name of the data file, last in the header");
   // ITK 5.2's MetaIO parses the header twice (ReadImageInformation, then Read) and a header it reads
   // differently the second time (a key given twice, NDims after the arrays it sizes) had it write
@@ -533,9 +545,7 @@ Measurement
 MeasureMetaImage(const std::string & path, std::uint64_t expected, std::uint64_t values)
 {
   Measurement m;
-  const auto lines = ReadHeaderLines(path, [](const std::string & line) {
-    return Trim(line.substr(0, line.find('='))) == "ElementDataFile";
-  });
+  const auto lines = MetaImageHeaderLines(path);
   std::string dataFile;
   std::uint64_t dataStart = 0;
   long long headerSize = 0;

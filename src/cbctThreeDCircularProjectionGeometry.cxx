@@ -221,10 +221,8 @@ ThreeDCircularProjectionGeometry::AddProjection(const MatrixType & given)
   // Positive beyond rounding: a source on the detector's plane through the origin gives an SID of
   // 1e-16 or -1e-16 by the luck of rounding, accepted once and refused after a write and read (found
   // by the geometry fuzzer: regressions/cbctFuzzGeometryXml/sid_zero_by_rounding.xml).
-  const double sourceDistance =
-    std::sqrt(projection.source[0] * projection.source[0] + projection.source[1] * projection.source[1] +
-              projection.source[2] * projection.source[2]);
-  if (!std::isfinite(projection.sid) || !(projection.sid > 1e-9 * sourceDistance) || !(projection.sid > 0.))
+  const double sourceDistance = projection.source.GetVectorFromOrigin().GetNorm();
+  if (!std::isfinite(projection.sid) || !(projection.sid > 1e-9 * sourceDistance)) // > 0 too: the distance is >= 0
   {
     ThrowBadParameter(Named("SourceToIsocenterDistance (derived from the matrix)", k), projection.sid,
                       "a finite value > 0 beyond rounding (> 1e-9 of the source's distance from the origin, " +
