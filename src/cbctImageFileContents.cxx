@@ -49,6 +49,10 @@ ImageFileContents::Inspect(const std::string & path)
 {
   ImageFileContents contents;
   contents.m_Path = path;
+  // Before ITK's factory: its TIFF reader's CanReadFile() already walks the directories with libtiff,
+  // which never ends on a chain that loops back (CheckTiffTags() refuses it; a file that is not a TIFF
+  // is left alone).
+  detail::CheckTiffTags(path);
   itk::ImageIOBase::Pointer io = itk::ImageIOFactory::CreateImageIO(path.c_str(), itk::IOFileModeEnum::ReadMode);
   if (io.IsNull())
   {
@@ -78,8 +82,6 @@ ImageFileContents::Inspect(const std::string & path)
     detail::CheckMetaImageHeader(path);
   if (format == "Nifti")
     detail::CheckNiftiHeader(path);
-  if (format == "TIFF")
-    detail::CheckTiffTags(path);
   // A PNG is decoded whole first: ITK 5.2's reader lets libpng abort the process on a damaged chunk.
   // One whose header does not even decode is not handed to ITK at all: it is reported cut short
   // when it is (the clearer message), damaged otherwise.

@@ -34,6 +34,8 @@ constexpr std::uint64_t Saturated = std::numeric_limits<std::uint64_t>::max();
 constexpr std::size_t MaximumHeaderBytes = std::size_t(64) << 20;
 // Data files of a LIST or pattern at most (one per slice).
 constexpr std::uint64_t MaximumDataFiles = 1000000;
+/** The most directories (pages) a TIFF may have: far more projections than any scan. */
+constexpr std::size_t MaximumTiffDirectories = 100000;
 
 std::uint64_t
 Add(std::uint64_t a, std::uint64_t b)
@@ -949,10 +951,13 @@ CheckTiffTags(const std::string & path)
   };
   const std::uint64_t size = FileSize(path, path);
   const std::string head = ReadAt(path, 0, 16);
-  if (head.size() < 8 || (head[0] != 'I' && head[0] != 'M'))
-    return; // MeasureTiff() or the reader says what is wrong
-  const bool little = head[0] == 'I';
-  const bool big = Get16(head, 2, little) == 43;
+  const bool little = head.compare(0, 2, "II") == 0;
+  if (head.size() < 8 || (!little && head.compare(0, 2, "MM") != 0))
+    return; // not a TIFF; or MeasureTiff() or the reader says what is wrong
+  const std::uint16_t version = Get16(head, 2, little);
+  if (version != 42 && version != 43)
+    return; // not a TIFF
+  const bool big = version == 43;
   if (big && head.size() < 16)
     return;
   const std::size_t entryBytes = big ? 20 : 12, countBytes = big ? 8 : 2, offsetBytes = big ? 8 : 4;
@@ -968,8 +973,16 @@ CheckTiffTags(const std::string & path)
   };
   std::map<std::uint16_t, std::string> firstPage;
   std::size_t directory = 0;
-  while (next != 0 && Add(next, countBytes) <= size && visited.insert(next).second && visited.size() <= 100000)
+  while (next != 0 && Add(next, countBytes) <= size)
   {
+    // libtiff 4 in ITK 5.2 follows a chain that loops back for as long as the process runs (its
+    // CanReadFile() counts the directories: found by cbctFuzzProjectionFile,
+    // regressions/cbctFuzzProjectionFile/tiff_directory_loop.tif).
+    if (!visited.insert(next).second || visited.size() > MaximumTiffDirectories)
+      ThrowBadParameter("TIFF file " + path,
+                        visited.size() > MaximumTiffDirectories ? "more than " + std::to_string(MaximumTiffDirectories) + " directories"
+                                                                : "a directory chain that loops back to offset " + std::to_string(next),
+                        "a chain of directories that ends (one per projection)");
     ++directory;
     std::map<std::uint16_t, std::string> page;
     const std::string countField = ReadAt(path, next, countBytes);

@@ -33,7 +33,9 @@ CheckNiftiHeader(const std::string & path);
  * the tag, or the strlen() of the text, past the end of what the file gave; and a file whose
  * directories are not all pages like the first one (size, sample format, subfile type) or hold a
  * reduced-resolution image or a mask: ITK sizes the image from the first and writes the others past
- * its end (heap buffer overflows, found by cbctFuzzProjectionFile). Before ITK reads it. */
+ * its end (heap buffer overflows, found by cbctFuzzProjectionFile); and a chain of directories that
+ * loops back, which libtiff follows forever. A file that is not a TIFF (by its first four bytes) is
+ * left alone. Before ITK reads it: before ITK's factory tries its readers on the file. */
 void
 CheckTiffTags(const std::string & path);
 Measurement
