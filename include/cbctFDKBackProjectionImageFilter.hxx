@@ -58,8 +58,18 @@ VoxelToPixelMatrices(const TImage * volume,
   {
     const vnl_matrix_fixed<double, 3, 4> m = detail::WorldToPixelIndex(geometry, detector, first + c) * voxelToWorld;
     for (unsigned int r = 0; r < 3; ++r)
+    {
+      // A coefficient that is zero but for the rounding of the products above (e.g. 1e-16 of its
+      // row where the rotation axis meets the detector's u axis) is set to zero: its voxel terms are
+      // far below a float's resolution, and an exact zero tells the CUDA kernel that u and w do not
+      // change along y (the CUDA kernel's runs along y).
+      double largest = 0.;
+      for (unsigned int col = 0; col < 3; ++col)
+        largest = std::max(largest, std::abs(m(r, col)));
       for (unsigned int col = 0; col < 4; ++col)
-        matrices[c].matrix[r * 4 + col] = static_cast<float>(m(r, col));
+        matrices[c].matrix[r * 4 + col] =
+          col < 3 && std::abs(m(r, col)) <= 1e-12 * largest ? 0.f : static_cast<float>(m(r, col));
+    }
   }
   return matrices;
 }
