@@ -5,11 +5,13 @@
 #include "cbctCudaDeviceBuffer.h"
 #include "cbctCudaFDKBackProjection.hcu"
 #include "cbctCudaProjectionTexture.h"
+#include "cbctFDKBackProjectionImageFilter.h"
 #include "cbctFDKGeometryCases.h"
 
 #include <gtest/gtest.h>
 #include <itkStreamingImageFilter.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -727,6 +729,153 @@ TEST_F(CudaFDK, TextureBlendProbe)
   for (int i = 0; i < 4; ++i)
     std::cout << "  a " << a[i] << " b " << b[i] << " f*256 " << f[i] * 256 << " hw " << hw[i] << " exact "
               << (1.0 - f[i]) * a[i] + static_cast<double>(f[i]) * b[i] << std::endl;
+}
+
+namespace
+{
+/** The CUDA backprojection of `count` layers of `texture` into a zeroed block `size` at `first`. */
+std::vector<float>
+BackProjectBlock(const std::vector<ConeProjection> & matrices, cudaTextureObject_t texture, const int first[3],
+                 const int size[3], bool runsAlongY, bool distanceWeight)
+{
+  const std::size_t voxels = static_cast<std::size_t>(size[0]) * size[1] * size[2];
+  CudaDeviceBuffer<float> volume(voxels);
+  EXPECT_EQ(cudaMemset(volume.Data(), 0, voxels * sizeof(float)), cudaSuccess);
+  CudaBackProjectionLaunch launch;
+  launch.volume = volume.Data();
+  for (int d = 0; d < 3; ++d)
+  {
+    launch.size[d] = size[d];
+    launch.first[d] = first[d];
+  }
+  launch.projections = texture;
+  launch.count = static_cast<int>(matrices.size());
+  launch.distanceWeight = distanceWeight;
+  launch.runsAlongY = runsAlongY;
+  std::transform(matrices.begin(), matrices.end(), launch.matrices, TexelCentred);
+  EXPECT_EQ(LaunchFDKBackProjection(launch, nullptr), cudaSuccess);
+  std::vector<float> result(voxels);
+  EXPECT_EQ(cudaMemcpy(result.data(), volume.Data(), voxels * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  return result;
+}
+} // namespace
+
+TEST_F(CudaFDK, RunsAlongYEqualTheGeneralKernelOnAnyBlock)
+{
+  // A circular orbit with SID, SDD, detector and source offsets varying per projection but no tilt:
+  // u and w do not change along y, so the launch may run along y (and does unless told not to).
+  const int count = 40;
+  auto orbit = ThreeDCircularProjectionGeometry::New();
+  auto tilted = ThreeDCircularProjectionGeometry::New();
+  for (int k = 0; k < count; ++k)
+  {
+    orbit->AddProjection(900. + 3. * k, 1400. + 2. * k, 9. * k, 6. - 0.2 * k, -4. + 0.1 * k, 0., 0., 11., -7.);
+    tilted->AddProjection(900. + 3. * k, 1400. + 2. * k, 9. * k, 6. - 0.2 * k, -4. + 0.1 * k, k == 17 ? 2. : 0.);
+  }
+  auto volume = ImageType::New();
+  volume->SetRegions(ImageType::SizeType{ { 61, 53, 47 } });
+  ImageType::SpacingType spacing;
+  spacing[0] = 1.1;
+  spacing[1] = 0.9;
+  spacing[2] = 1.3;
+  volume->SetSpacing(spacing);
+  ImageType::PointType origin;
+  for (unsigned int d = 0; d < 3; ++d)
+    origin[d] = -0.5 * (volume->GetLargestPossibleRegion().GetSize(d) - 1.) * spacing[d];
+  volume->SetOrigin(origin);
+  // Wide enough that every voxel projects inside (no texture border in the comparison).
+  const int width = 160, height = 100;
+  auto detector = ImageType::New();
+  detector->SetRegions(ImageType::SizeType{ { width, height, count } });
+  ImageType::SpacingType pixel;
+  pixel[0] = pixel[1] = 1.6;
+  pixel[2] = 1.;
+  detector->SetSpacing(pixel);
+  ImageType::PointType corner;
+  corner[0] = -0.5 * (width - 1.) * pixel[0];
+  corner[1] = -0.5 * (height - 1.) * pixel[1];
+  corner[2] = 0.;
+  detector->SetOrigin(corner);
+  const auto matrices = VoxelToPixelMatrices(volume.GetPointer(), detector.GetPointer(), orbit.GetPointer(), 0, count);
+  CudaBackProjectionLaunch check;
+  check.count = count;
+  std::transform(matrices.begin(), matrices.end(), check.matrices, TexelCentred);
+  ASSERT_TRUE(RunsAlongYAllowed(check)) << "an untilted orbit's matrices must allow runs along y";
+  const auto tiltedMatrices = VoxelToPixelMatrices(volume.GetPointer(), detector.GetPointer(), tilted.GetPointer(), 0, count);
+  std::transform(tiltedMatrices.begin(), tiltedMatrices.end(), check.matrices, TexelCentred);
+  EXPECT_FALSE(RunsAlongYAllowed(check)) << "one tilted projection must send the launch to the general kernel";
+
+  // The two kernels compute the same coordinates with different roundings (u and w once per run
+  // along y, against stepped along z), so a sample's 8-bit texture weight can differ by one step of
+  // 1/256. On texels linear in the pixel index that step moves a sample by the slope / 256 only: the
+  // kernels must agree to 1e-5 there, while a wrong coordinate (a v step off by a tenth of a
+  // voxel, u from the wrong run) would move the sums by about 1e-2. Random texels (of both signs,
+  // as ramp-filtered projections have) bound each voxel by the worst case: every sample one step
+  // off, a texel difference of at most 2 each.
+  std::vector<float> linear(static_cast<std::size_t>(width) * height * count), noise(linear.size());
+  unsigned int seed = 11;
+  for (std::size_t q = 0; q < linear.size(); ++q)
+  {
+    const int i = static_cast<int>(q % width), j = static_cast<int>(q / width % height), k = static_cast<int>(q / width / height);
+    linear[q] = 0.004f * i + 0.006f * j - 0.3f + 0.01f * k;
+    seed = seed * 1664525u + 1013904223u;
+    noise[q] = static_cast<float>(seed >> 8) / 16777216.f * 2.f - 1.f;
+  }
+  const int wholeFirst[3] = { 0, 0, 0 }, wholeSize[3] = { 61, 53, 47 };
+  // A piece whose y starts and ends inside runs (13 and 40 are no multiples of BackProjectionRun).
+  const int pieceFirst[3] = { 5, 13, 3 }, pieceSize[3] = { 50, 27, 40 };
+  for (const std::vector<float> * texels : { &linear, &noise })
+  {
+    const bool isLinear = texels == &linear;
+    CudaDeviceBuffer<float> deviceTexels(texels->size());
+    ASSERT_EQ(cudaMemcpy(deviceTexels.Data(), texels->data(), texels->size() * sizeof(float), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    CudaProjectionTexture texture;
+    texture.CopyFromDevice(deviceTexels.Data(), width * sizeof(float), width, height, height, count, nullptr);
+    for (bool weight : { true, false })
+    {
+      const auto general = BackProjectBlock(matrices, texture.Texture(), wholeFirst, wholeSize, false, weight);
+      const auto alongY = BackProjectBlock(matrices, texture.Texture(), wholeFirst, wholeSize, true, weight);
+      const auto piece = BackProjectBlock(matrices, texture.Texture(), pieceFirst, pieceSize, true, weight);
+      double norm = 0., difference = 0., largest = 0.;
+      for (std::size_t i = 0; i < general.size(); ++i)
+      {
+        ASSERT_TRUE(std::isfinite(alongY[i])) << "voxel " << i;
+        const double d = static_cast<double>(alongY[i]) - general[i];
+        norm += static_cast<double>(general[i]) * general[i];
+        difference += d * d;
+        largest = std::max(largest, std::abs(d));
+      }
+      ASSERT_GT(norm, 0.);
+      const double relative = std::sqrt(difference / norm);
+      std::cout << (isLinear ? "linear" : "random") << " texels, " << (weight ? "FDK" : "voxel-based")
+                << " backprojection, runs along y vs along z: relative L2 " << relative << ", largest voxel difference "
+                << largest << std::endl;
+      if (isLinear)
+        EXPECT_LT(relative, 1e-5);
+      else
+      {
+        EXPECT_LT(relative, 2e-3);
+        if (!weight) // unweighted samples: every one a step off is count * 2 / 256 at most
+          EXPECT_LE(largest, count * 2. / 256.);
+      }
+      // Every voxel of the piece is the same voxel of the whole, bit for bit: the runs start at absolute y.
+      int mismatches = 0;
+      for (int z = 0; z < pieceSize[2]; ++z)
+        for (int y = 0; y < pieceSize[1]; ++y)
+          for (int x = 0; x < pieceSize[0]; ++x)
+          {
+            const float a = piece[(static_cast<std::size_t>(z) * pieceSize[1] + y) * pieceSize[0] + x];
+            const float b = alongY[(static_cast<std::size_t>(z + pieceFirst[2]) * wholeSize[1] + y + pieceFirst[1]) *
+                                     wholeSize[0] +
+                                   x + pieceFirst[0]];
+            if (std::memcmp(&a, &b, sizeof(float)) != 0 && ++mismatches <= 5)
+              ADD_FAILURE() << "voxel (" << x + pieceFirst[0] << ", " << y + pieceFirst[1] << ", " << z + pieceFirst[2]
+                            << "): piece " << a << ", whole " << b;
+          }
+      EXPECT_EQ(mismatches, 0);
+    }
+  }
 }
 
 TEST_F(CudaFDK, TextureCoordinateProbe)
