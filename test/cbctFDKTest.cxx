@@ -44,6 +44,54 @@ ExpectQuality(const ImageType * reconstruction, double maxMae, double minPsnr, c
 }
 } // namespace
 
+TEST(FDK, MatricesOfAnUntiltedOrbitHaveExactZerosAlongTheRotationAxis)
+{
+  // u and w do not change along y on a circular orbit without out-of-plane or in-plane tilt, whatever
+  // the distances and offsets: the backprojection matrices must say so with exact zeros (double
+  // rounding left 1e-16 of the row there), which the CUDA kernel tests before running along y.
+  // A tilt must leave its coefficients alone.
+  auto volume = ImageType::New();
+  volume->SetRegions(ImageType::SizeType{ { 31, 27, 23 } });
+  ImageType::SpacingType spacing;
+  spacing[0] = 1.1;
+  spacing[1] = 0.9;
+  spacing[2] = 1.3;
+  volume->SetSpacing(spacing);
+  ImageType::PointType origin;
+  origin[0] = -16.;
+  origin[1] = -12.;
+  origin[2] = -14.;
+  volume->SetOrigin(origin);
+  auto detector = ImageType::New();
+  detector->SetRegions(ImageType::SizeType{ { 64, 48, 1 } });
+  ImageType::SpacingType pixel;
+  pixel[0] = pixel[1] = 1.6;
+  pixel[2] = 1.;
+  detector->SetSpacing(pixel);
+  ImageType::PointType corner;
+  corner[0] = -50.;
+  corner[1] = -38.;
+  corner[2] = 0.;
+  detector->SetOrigin(corner);
+  for (double tilt : { 0., 2. })
+    for (double angle : { 0., 37., 90., 180., 271.5 })
+    {
+      auto geometry = ThreeDCircularProjectionGeometry::New();
+      geometry->AddProjection(950., 1430., angle, 6., -4., tilt, tilt == 0. ? 0. : 1., 11., -7.);
+      const auto m = VoxelToPixelMatrices(volume.GetPointer(), detector.GetPointer(), geometry.GetPointer(), 0, 1)[0];
+      for (float value : m.matrix)
+        ASSERT_TRUE(std::isfinite(value));
+      if (tilt == 0.)
+      {
+        EXPECT_EQ(m.matrix[1], 0.f) << "u's change along y at " << angle << " degrees";
+        EXPECT_EQ(m.matrix[9], 0.f) << "w's change along y at " << angle << " degrees";
+        EXPECT_NE(m.matrix[5], 0.f) << "v must change along y";
+      }
+      else
+        EXPECT_TRUE(m.matrix[1] != 0.f || m.matrix[9] != 0.f) << "a tilted projection at " << angle << " degrees";
+    }
+}
+
 TEST(FDK, FullScanSheppLogan)
 {
   auto geometry = CircularGeometry(180);
