@@ -154,6 +154,16 @@ BackProjectAlongY(const __grid_constant__ CudaBackProjectionLaunch p)
   }
 }
 
+/** The grid of a backprojection launch: BlockX threads along x, BlockY along axis `across`, and the
+ * runs of BackProjectionRun voxels along axis `runs` (starting at absolute multiples) last. */
+dim3
+RunGrid(const CudaBackProjectionLaunch & launch, int runs, int across)
+{
+  const int firstRun = RunStart(launch.first[runs]);
+  const int count = (launch.first[runs] + launch.size[runs] - firstRun + BackProjectionRun - 1) / BackProjectionRun;
+  return dim3((launch.size[0] + BlockX - 1) / BlockX, (launch.size[across] + BlockY - 1) / BlockY, count);
+}
+
 __global__ void
 Fill(float * data, size_t count, float value)
 {
@@ -187,25 +197,15 @@ LaunchFDKBackProjection(const CudaBackProjectionLaunch & launch, cudaStream_t st
     return cudaSuccess;
   if (launch.count > CudaBackProjectionBatch)
     return cudaErrorInvalidValue;
-  if (launch.runsAlongY && RunsAlongYAllowed(launch))
-  {
-    const int firstRun = RunStart(launch.first[1]);
-    const int runs = (launch.first[1] + launch.size[1] - firstRun + BackProjectionRun - 1) / BackProjectionRun;
-    const dim3 grid((launch.size[0] + BlockX - 1) / BlockX, (launch.size[2] + BlockY - 1) / BlockY, runs);
-    if (grid.y > 65535 || grid.z > 65535)
-      return cudaErrorInvalidConfiguration;
-    if (launch.distanceWeight)
-      BackProjectAlongY<true><<<grid, dim3(BlockX, BlockY), 0, stream>>>(launch);
-    else
-      BackProjectAlongY<false><<<grid, dim3(BlockX, BlockY), 0, stream>>>(launch);
-    return cudaGetLastError();
-  }
-  const int firstRun = RunStart(launch.first[2]);
-  const int runs = (launch.first[2] + launch.size[2] - firstRun + BackProjectionRun - 1) / BackProjectionRun;
-  const dim3 grid((launch.size[0] + BlockX - 1) / BlockX, (launch.size[1] + BlockY - 1) / BlockY, runs);
+  const bool alongY = launch.runsAlongY && RunsAlongYAllowed(launch);
+  const dim3 grid = alongY ? RunGrid(launch, 1, 2) : RunGrid(launch, 2, 1);
   if (grid.y > 65535 || grid.z > 65535)
     return cudaErrorInvalidConfiguration;
-  if (launch.distanceWeight)
+  if (alongY && launch.distanceWeight)
+    BackProjectAlongY<true><<<grid, dim3(BlockX, BlockY), 0, stream>>>(launch);
+  else if (alongY)
+    BackProjectAlongY<false><<<grid, dim3(BlockX, BlockY), 0, stream>>>(launch);
+  else if (launch.distanceWeight)
     BackProject<true><<<grid, dim3(BlockX, BlockY), 0, stream>>>(launch);
   else
     BackProject<false><<<grid, dim3(BlockX, BlockY), 0, stream>>>(launch);

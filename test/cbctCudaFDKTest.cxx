@@ -772,30 +772,10 @@ TEST_F(CudaFDK, RunsAlongYEqualTheGeneralKernelOnAnyBlock)
     orbit->AddProjection(900. + 3. * k, 1400. + 2. * k, 9. * k, 6. - 0.2 * k, -4. + 0.1 * k, 0., 0., 11., -7.);
     tilted->AddProjection(900. + 3. * k, 1400. + 2. * k, 9. * k, 6. - 0.2 * k, -4. + 0.1 * k, k == 17 ? 2. : 0.);
   }
-  auto volume = ImageType::New();
-  volume->SetRegions(ImageType::SizeType{ { 61, 53, 47 } });
-  ImageType::SpacingType spacing;
-  spacing[0] = 1.1;
-  spacing[1] = 0.9;
-  spacing[2] = 1.3;
-  volume->SetSpacing(spacing);
-  ImageType::PointType origin;
-  for (unsigned int d = 0; d < 3; ++d)
-    origin[d] = -0.5 * (volume->GetLargestPossibleRegion().GetSize(d) - 1.) * spacing[d];
-  volume->SetOrigin(origin);
+  auto volume = CentredInformation(ImageType::SizeType{ { 61, 53, 47 } }, 1.1, 0.9, 1.3);
   // Wide enough that every voxel projects inside (no texture border in the comparison).
   const int width = 160, height = 100;
-  auto detector = ImageType::New();
-  detector->SetRegions(ImageType::SizeType{ { width, height, count } });
-  ImageType::SpacingType pixel;
-  pixel[0] = pixel[1] = 1.6;
-  pixel[2] = 1.;
-  detector->SetSpacing(pixel);
-  ImageType::PointType corner;
-  corner[0] = -0.5 * (width - 1.) * pixel[0];
-  corner[1] = -0.5 * (height - 1.) * pixel[1];
-  corner[2] = 0.;
-  detector->SetOrigin(corner);
+  auto detector = CentredInformation(ImageType::SizeType{ { width, height, count } }, 1.6, 1.6, 1.);
   const auto matrices = VoxelToPixelMatrices(volume.GetPointer(), detector.GetPointer(), orbit.GetPointer(), 0, count);
   CudaBackProjectionLaunch check;
   check.count = count;

@@ -50,29 +50,8 @@ TEST(FDK, MatricesOfAnUntiltedOrbitHaveExactZerosAlongTheRotationAxis)
   // the distances and offsets: the backprojection matrices must say so with exact zeros (double
   // rounding left 1e-16 of the row there), which the CUDA kernel tests before running along y.
   // A tilt must leave its coefficients alone.
-  auto volume = ImageType::New();
-  volume->SetRegions(ImageType::SizeType{ { 31, 27, 23 } });
-  ImageType::SpacingType spacing;
-  spacing[0] = 1.1;
-  spacing[1] = 0.9;
-  spacing[2] = 1.3;
-  volume->SetSpacing(spacing);
-  ImageType::PointType origin;
-  origin[0] = -16.;
-  origin[1] = -12.;
-  origin[2] = -14.;
-  volume->SetOrigin(origin);
-  auto detector = ImageType::New();
-  detector->SetRegions(ImageType::SizeType{ { 64, 48, 1 } });
-  ImageType::SpacingType pixel;
-  pixel[0] = pixel[1] = 1.6;
-  pixel[2] = 1.;
-  detector->SetSpacing(pixel);
-  ImageType::PointType corner;
-  corner[0] = -50.;
-  corner[1] = -38.;
-  corner[2] = 0.;
-  detector->SetOrigin(corner);
+  auto volume = CentredInformation(ImageType::SizeType{ { 31, 27, 23 } }, 1.1, 0.9, 1.3);
+  auto detector = CentredInformation(ImageType::SizeType{ { 64, 48, 1 } }, 1.6, 1.6, 1.);
   for (double tilt : { 0., 2. })
     for (double angle : { 0., 37., 90., 180., 271.5 })
     {

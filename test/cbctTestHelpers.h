@@ -64,6 +64,25 @@ CentredGrid(itk::GenerateImageSource<ImageType> * source, const ImageType::SizeT
   source->SetOrigin(origin);
 }
 
+/** An image of `size` voxels of `spacing` mm centred on the origin, with no buffer: the grid a
+ * volume or a projection stack describes (e.g. to compute backprojection matrices). */
+inline ImageType::Pointer
+CentredInformation(const ImageType::SizeType & size, double spacingU, double spacingV, double spacingW)
+{
+  auto image = ImageType::New();
+  image->SetRegions(size);
+  ImageType::SpacingType spacing;
+  spacing[0] = spacingU;
+  spacing[1] = spacingV;
+  spacing[2] = spacingW;
+  image->SetSpacing(spacing);
+  ImageType::PointType origin;
+  for (unsigned int d = 0; d < 3; ++d)
+    origin[d] = -0.5 * (size[d] - 1.) * spacing[d];
+  image->SetOrigin(origin);
+  return image;
+}
+
 inline ImageType::Pointer
 ProjectPhantom(const ThreeDCircularProjectionGeometry * geometry,
                const GeometricPhantom * phantom,
