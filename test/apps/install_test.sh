@@ -21,4 +21,6 @@ test -f "$work/prefix/lib/cmake/ConeBeamCT/ConeBeamCTConfig.cmake" || test -f "$
 test -s "$work/volume.mha"
 # The installed apps run from the prefix (their RPATH finds the installed library).
 "$work/prefix/bin/cbct-fdk" --version
+# So does the installed benchmark (it once lacked the apps' RPATH and could not find libConeBeamCTMPI.so).
+"$work/prefix/bin/cbct-bench" --help >/dev/null
 echo "installed package: OK"
