@@ -1,4 +1,4 @@
-"""conebeamct.preprocess and fdk(pad=, hann_y=): the apps' results bit for bit, RTK's meanings, checked inputs."""
+"""conebeamct.preprocess and fdk(pad=, hann_cutoff_v=): the apps' results bit for bit, RTK's meanings, checked inputs."""
 
 import numpy as np
 import pytest
@@ -60,7 +60,7 @@ def test_crop_and_binning_change_the_grid(geometry):
 
 def test_line_integrals_and_water_precorrection(geometry):
     _, lines = _readings(geometry)
-    p = cbct.preprocess(lines, intensities=False, wpc=(0.0, 1.0, 0.1))
+    p = cbct.preprocess(lines, intensities=False, water_precorrection=(0.0, 1.0, 0.1))
     assert np.allclose(p.array, lines.array + 0.1 * lines.array.astype(np.float64) ** 2, rtol=1e-6, atol=1e-5)
     assert lines.array.max() > 10  # the phantom's line integrals, not zeros
     nothing = cbct.preprocess(lines, intensities=False)
@@ -89,7 +89,7 @@ def test_bad_settings_name_the_argument(geometry):
     with pytest.raises(cbct.ITKError, match=r"crop along u \(columns\) is 40 \+ 40; expected fewer than the 80 pixels"):
         cbct.preprocess(readings, lower_crop=40, upper_crop=40)
     with pytest.raises(cbct.ITKError, match="scatter-to-primary ratio is 0.1; expected 0 for projections that are line integrals"):
-        cbct.preprocess(readings, intensities=False, spr=0.1)
+        cbct.preprocess(readings, intensities=False, scatter_to_primary_ratio=0.1)
     with pytest.raises(TypeError, match="bare numpy array"):
         cbct.preprocess(readings.array)
 
@@ -106,10 +106,10 @@ def test_preprocess_and_fdk_equal_the_app_bit_for_bit(work, geometry):
     array, spacing, origin = read_mha(counts)
     assert array.dtype == np.uint16
     p = cbct.preprocess(cbct.Projections(array, spacing, origin), idark=150)
-    ours = cbct.fdk(p, cbct.Geometry.read(g), 32, 3.0, pad=0.4, hann_y=0.8, hardware="cpu")
+    ours = cbct.fdk(p, cbct.Geometry.read(g), 32, 3.0, pad=0.4, hann_cutoff_v=0.8, hardware="cpu")
     theirs, _, _ = read_mha(volume)
     assert np.array_equal(ours.array, theirs)
     plain = cbct.fdk(p, cbct.Geometry.read(g), 32, 3.0, hardware="cpu")
-    assert not np.array_equal(plain.array, ours.array)  # pad and hann_y did something
+    assert not np.array_equal(plain.array, ours.array)  # pad and hann_cutoff_v did something
     with pytest.raises(ValueError, match="pad is -1.0; expected"):
         cbct.fdk(p, cbct.Geometry.read(g), 32, 3.0, pad=-1)

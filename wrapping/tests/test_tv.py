@@ -50,8 +50,8 @@ def test_same_as_apps_bit_for_bit(work, scan):
     _run(_app("cbct-asdpocs"), "-g", xml, "--projections", mha, "-o", f"{work}/asd.mha", *grid, "--nprojpersubset", 5,
          "--lambda", 0.8, "--alpha", 0.01, "--tviter", 10, "--tv-epsilon", 0.01)
     expected, expected_spacing, expected_origin = read_mha(f"{work}/asd.mha")
-    volume = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, niterations=3, nprojpersubset=5, lambda_=0.8, alpha=0.01,
-                           tviter=10, epsilon=0.01, hardware="cpu")
+    volume = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=3, projections_per_subset=5, lambda_=0.8, alpha=0.01,
+                           tv_iterations=10, tv_epsilon=0.01, hardware="cpu")
     assert volume.array.dtype == np.float32 and volume.array.shape == expected.shape == (VOXELS,) * 3
     assert np.allclose(volume.spacing, expected_spacing) and np.allclose(volume.origin, expected_origin)
     assert np.array_equal(volume.array, expected), np.abs(volume.array - expected).max()
@@ -60,7 +60,7 @@ def test_same_as_apps_bit_for_bit(work, scan):
     _run(_app("cbct-admmtv"), "-g", xml, "--projections", mha, "-o", f"{work}/admm.mha", *grid, "--alpha", 50, "--beta",
          500, "--CGiter", 2)
     expected, _, _ = read_mha(f"{work}/admm.mha")
-    volume = cbct.admm_tv(projections, geometry, VOXELS, VOXEL, niterations=3, alpha=50, beta=500, cgiter=2, hardware="cpu")
+    volume = cbct.admm_tv(projections, geometry, VOXELS, VOXEL, iterations=3, alpha=50, beta=500, cg_iterations=2, hardware="cpu")
     assert np.array_equal(volume.array, expected), np.abs(volume.array - expected).max()
 
 
@@ -70,9 +70,9 @@ def test_reconstruct_the_phantom(scan):
     centre = slice(VOXELS // 4, 3 * VOXELS // 4)
     empty = np.abs(truth.array[:, centre, :]).mean()
     for volume in (
-        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, niterations=4, nprojpersubset=5, lambda_=0.8, alpha=0.01,
+        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=4, projections_per_subset=5, lambda_=0.8, alpha=0.01,
                       hardware="cpu"),
-        cbct.admm_tv(projections, geometry, VOXELS, VOXEL, niterations=4, alpha=50, beta=500, cgiter=3, hardware="cpu"),
+        cbct.admm_tv(projections, geometry, VOXELS, VOXEL, iterations=4, alpha=50, beta=500, cg_iterations=3, hardware="cpu"),
     ):
         error = np.abs(volume.array[:, centre, :] - truth.array[:, centre, :]).mean()
         assert np.isfinite(error) and error < 0.3 * empty, (error, empty)
@@ -80,14 +80,14 @@ def test_reconstruct_the_phantom(scan):
 
 def test_initial_volume_continues(scan):
     geometry, projections = scan
-    two = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, niterations=2, nprojpersubset=5, alpha=0.0, hardware="cpu")
-    one = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, niterations=1, nprojpersubset=5, alpha=0.0, hardware="cpu")
+    two = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=2, projections_per_subset=5, alpha=0.0, hardware="cpu")
+    one = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=1, projections_per_subset=5, alpha=0.0, hardware="cpu")
     # With alpha 0 (no TV steps) and no lambda reduction each iteration is one OS-SART pass, so one pass
     # from the result of one is two passes.
-    one = cbct.asd_pocs(projections, geometry, initial=one, niterations=1, nprojpersubset=5, alpha=0.0,
-                        lambda_red=1.0, hardware="cpu")
-    two_flat = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, niterations=2, nprojpersubset=5, alpha=0.0,
-                             lambda_red=1.0, hardware="cpu")
+    one = cbct.asd_pocs(projections, geometry, initial=one, iterations=1, projections_per_subset=5, alpha=0.0,
+                        lambda_reduction=1.0, hardware="cpu")
+    two_flat = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=2, projections_per_subset=5, alpha=0.0,
+                             lambda_reduction=1.0, hardware="cpu")
     assert one.spacing == two.spacing and one.origin == two.origin
     assert np.array_equal(one.array, two_flat.array)
     assert not np.array_equal(two.array, two_flat.array)  # lambda_red 0.99 changed the second pass
@@ -97,22 +97,22 @@ def test_bad_arguments(scan):
     geometry, projections = scan
     with pytest.raises(ValueError, match="alpha is -1"):
         cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, alpha=-1)
-    with pytest.raises(ValueError, match="alpha_red is 1.5"):
-        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, alpha_red=1.5)
+    with pytest.raises(ValueError, match="alpha_reduction is 1.5"):
+        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, alpha_reduction=1.5)
     with pytest.raises(ValueError, match="lambda_ is 0"):
         cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, lambda_=0)
-    with pytest.raises(ValueError, match="nprojpersubset is 21"):
-        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, nprojpersubset=21)
-    with pytest.raises(ValueError, match="tviter is -1"):
-        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, tviter=-1)
-    with pytest.raises(ValueError, match="epsilon is -1"):
-        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, epsilon=-1)
-    with pytest.raises(ValueError, match="niterations is 0"):
-        cbct.admm_tv(projections, geometry, VOXELS, VOXEL, niterations=0)
+    with pytest.raises(ValueError, match="projections_per_subset is 21"):
+        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, projections_per_subset=21)
+    with pytest.raises(ValueError, match="tv_iterations is -1"):
+        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, tv_iterations=-1)
+    with pytest.raises(ValueError, match="tv_epsilon is -1"):
+        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, tv_epsilon=-1)
+    with pytest.raises(ValueError, match="iterations is 0"):
+        cbct.admm_tv(projections, geometry, VOXELS, VOXEL, iterations=0)
     with pytest.raises(ValueError, match="beta is 0"):
         cbct.admm_tv(projections, geometry, VOXELS, VOXEL, beta=0)
-    with pytest.raises(ValueError, match="cgiter is 0"):
-        cbct.admm_tv(projections, geometry, VOXELS, VOXEL, cgiter=0)
+    with pytest.raises(ValueError, match="cg_iterations is 0"):
+        cbct.admm_tv(projections, geometry, VOXELS, VOXEL, cg_iterations=0)
     with pytest.raises(ValueError, match="alpha is nan"):
         cbct.admm_tv(projections, geometry, VOXELS, VOXEL, alpha=float("nan"))
     with pytest.raises(ValueError, match="shape is None"):
@@ -132,7 +132,7 @@ def test_bad_arguments(scan):
 def test_progress_stop_and_gil(scan):
     geometry, projections = scan
     seen = []
-    cbct.admm_tv(projections, geometry, VOXELS, VOXEL, niterations=4, cgiter=1, hardware="cpu", progress=seen.append)
+    cbct.admm_tv(projections, geometry, VOXELS, VOXEL, iterations=4, cg_iterations=1, hardware="cpu", progress=seen.append)
     assert seen and all(0 <= a < b <= 1 for a, b in zip(seen, seen[1:])), seen
     assert seen[-1] == pytest.approx(1.0)
 
@@ -144,7 +144,7 @@ def test_progress_stop_and_gil(scan):
             raise Stop("stopped at %.2f" % fraction)
 
     with pytest.raises(Stop, match="stopped at 0.50"):
-        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, niterations=4, nprojpersubset=5, hardware="cpu", progress=stop)
+        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=4, projections_per_subset=5, hardware="cpu", progress=stop)
 
     # Another Python thread keeps running while the reconstruction holds no GIL.
     ticks = []
@@ -161,7 +161,7 @@ def test_progress_stop_and_gil(scan):
     thread.start()
     running.wait()
     before = len(ticks)
-    cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, niterations=2, nprojpersubset=5, hardware="cpu")
+    cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=2, projections_per_subset=5, hardware="cpu")
     during = len(ticks) - before
     done.set()
     thread.join()

@@ -25,10 +25,19 @@ one included); for emission data :func:`emission_project` (as ``cbct-forward --f
 (.mha, .nrrd, .nii, .tif) as the command-line apps do: written beside their place and renamed into
 place when complete, read only when the file holds all the pixels its header promises; and, with
 PyTorch installed, ``conebeamct.torch`` (autograd Functions of the projectors).
+
+Names: one scheme across every function (wrapping/README.md, "Names"): ``iterations``,
+``projections_per_subset``, ``tv_iterations``, ``cg_iterations``, ``detector_spacing``, ... Keywords
+renamed to it keep working under their old names with a DeprecationWarning naming the new one.
+Units: mm for lengths, degrees for angles. Every public function has type hints (the package ships
+``py.typed``).
 """
+
+from __future__ import annotations
 
 import os
 import sys
+from typing import Any, Dict, Literal, Optional, Sequence, Tuple, Type, TypeVar, Union, overload
 
 import numpy as np
 
@@ -43,6 +52,22 @@ from ._conebeamct import (
     set_number_of_threads,
 )
 from . import _conebeamct
+from ._conventions import (
+    ArrayLike,
+    BackprojectorName,
+    DetectorSize,
+    DeviceHardware,
+    Hardware,
+    PixelSpacing,
+    Point2,
+    Point3,
+    Progress,
+    VolumeShape,
+    VoxelSpacing,
+    WindowName,
+    documented,
+    renamed,
+)
 
 __all__ = [
     "DeviceArray",
@@ -81,7 +106,7 @@ def _shape_text(shape):
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def as_float32(array, name, ndim=3, expected="3 dimensions (z, y, x)"):
+def as_float32(array: ArrayLike, name: str, ndim: int = 3, expected: str = "3 dimensions (z, y, x)") -> np.ndarray:
     """``array`` as a C-contiguous float32 numpy array of ``ndim`` dimensions.
 
     No copy when it is one already; a copy converted to float32 for another real dtype (bool,
@@ -129,31 +154,63 @@ def _is_itk_image(obj):
     return "itk" in sys.modules and hasattr(obj, "GetLargestPossibleRegion") and hasattr(obj, "GetSpacing")
 
 
+_ImageT = TypeVar("_ImageT", bound="Image")
+
+
 class Image:
     """A 3D image: ``array`` (z, y, x) float32, ``spacing`` and ``origin`` (x, y, z) in mm.
 
     ``origin`` is the centre of the first voxel, as in ITK. The array is checked and converted as
     :func:`as_float32` says (no copy when it is already a C-contiguous float32 array).
+    ``numpy.asarray(image)`` is ``image.array`` itself (no copy), so an image goes wherever numpy
+    takes an array.
+
+    Parameters
+    ----------
+    array : array_like, 3 dimensions (z, y, x)
+        The pixels; a C-contiguous float32 array is kept without a copy, another real dtype or a
+        strided view is converted to a float32 contiguous copy.
+    spacing : float or (sx, sy, sz)
+        The voxel size in mm, in (x, y, z) order (the array's axes reversed), each > 0.
+    origin : (x, y, z)
+        The centre of the first voxel (array index [0, 0, 0]) in mm.
     """
 
-    def __init__(self, array, spacing=(1.0, 1.0, 1.0), origin=(0.0, 0.0, 0.0)):
+    array: np.ndarray
+    spacing: Tuple[float, float, float]
+    origin: Tuple[float, float, float]
+
+    def __init__(self, array: ArrayLike, spacing: VoxelSpacing = (1.0, 1.0, 1.0), origin: Point3 = (0.0, 0.0, 0.0)) -> None:
         self.array = as_float32(array, "array")
         self.spacing = _numbers(spacing, "spacing", 3, "a spacing > 0 in mm, or 3 of them (x, y, z)", positive=True)
         self.origin = _numbers(origin, "origin", 3, "3 coordinates (x, y, z) in mm")
         self._base = None  # an itk.Image this array is a view of
 
     @property
-    def shape(self):
+    def shape(self) -> Tuple[int, int, int]:
         """The array's shape, (z, y, x)."""
-        return self.array.shape
+        return self.array.shape  # type: ignore[return-value]  # always 3 dimensions
 
-    def axis(self, d):
-        """World coordinates (mm) of the voxel centres along axis d: 0 for x, 1 for y, 2 for z."""
+    def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
+        """The pixels for ``numpy.asarray(image)``: ``self.array``, float32 of shape (z, y, x) (for
+        :class:`Projections` (projection, v, u)), without a copy unless ``dtype`` asks for another
+        type or ``copy`` is True; ``copy=False`` with another dtype raises ValueError (numpy 2's rule)."""
+        array = self.array
+        if dtype is not None and np.dtype(dtype) != array.dtype:
+            if copy is False:
+                raise ValueError(f"numpy.asarray(..., dtype={np.dtype(dtype)}, copy=False): the image is float32; converting needs a copy")
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
+    def axis(self, d: int) -> np.ndarray:
+        """World coordinates (mm) of the voxel centres along axis d: 0 for x, 1 for y, 2 for z (for
+        projections: u, v, projection index); a float64 array of ``shape[2 - d]`` values."""
         n = self.array.shape[2 - d]
         return self.origin[d] + self.spacing[d] * np.arange(n)
 
-    def to_itk(self):
-        """An ``itk.Image[itk.F, 3]`` sharing this array's memory (no copy)."""
+    def to_itk(self) -> Any:
+        """An ``itk.Image[itk.F, 3]`` sharing this array's memory (no copy), with this spacing and
+        origin (mm) and the identity direction."""
         import itk
 
         image = itk.GetImageViewFromArray(self.array)
@@ -162,7 +219,7 @@ class Image:
         return image
 
     @classmethod
-    def from_itk(cls, image, name="image"):
+    def from_itk(cls: Type[_ImageT], image: Any, name: str = "image") -> _ImageT:
         """The image of an ``itk.Image`` of 3 dimensions and identity direction: a view of its
         memory when its pixels are float32 (a converted copy otherwise)."""
         import itk
@@ -180,13 +237,13 @@ class Image:
         result._base = image
         return result
 
-    def save(self, path):
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Writes the image to ``path`` (.mha, .mhd, .nrrd, .nii, .nii.gz, .tif), as the apps do: to a
         file beside it first, renamed into place once complete, so that a failure (a full disk, an
-        interrupt) leaves a file already there as it was."""
+        interrupt) leaves a file already there as it was. Spacing and origin are written in mm."""
         _conebeamct._write_image(self.array, self.spacing, self.origin, os.fspath(path))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"<conebeamct.{type(self).__name__} array {_shape_text(self.array.shape)} (z, y, x) float32, "
             f"spacing {self.spacing}, origin {self.origin} (x, y, z) mm>"
@@ -194,25 +251,63 @@ class Image:
 
 
 class Projections(Image):
-    """A projection stack of line integrals: array (projection, v, u); spacing (su, sv, 1) and
-    origin (u0, v0, 0) in mm, the detector's (u, v) and the projection index."""
+    """A projection stack of line integrals: array (projection, v, u) float32, one slice per
+    projection of a :class:`Geometry`; spacing (su, sv, 1) and origin (u0, v0, 0) in mm, the
+    detector's pixel size and the centre of its first pixel (u: columns, v: rows), then the
+    projection index. ``numpy.asarray(projections)`` is the (projection, v, u) array, no copy.
+    ``info``: what made them, where a function says (:func:`preprocess`)."""
+
+    info: Dict[str, Any]
 
 
 class Volume(Image):
-    """A volume in world mm; ``info`` holds what made it (for :func:`fdk`: hardware and the time of
-    each stage in seconds)."""
+    """A volume in world mm: array (z, y, x) float32, y the rotation axis; spacing (sx, sy, sz) and
+    origin (x, y, z) of the first voxel's centre in mm. ``info`` holds what made it (for :func:`fdk`:
+    hardware and the time of each stage in seconds). ``numpy.asarray(volume)`` is the (z, y, x)
+    array, no copy."""
 
-    def __init__(self, array, spacing=(1.0, 1.0, 1.0), origin=(0.0, 0.0, 0.0), info=None):
+    info: Dict[str, Any]
+
+    def __init__(
+        self,
+        array: ArrayLike,
+        spacing: VoxelSpacing = (1.0, 1.0, 1.0),
+        origin: Point3 = (0.0, 0.0, 0.0),
+        info: Optional[Dict[str, Any]] = None,
+    ) -> None:
         super().__init__(array, spacing, origin)
         self.info = dict(info or {})
 
 
-def load(path, kind=None):
-    """Reads an image file as the apps do: its header is checked against its data first (a file cut
-    short raises ITKError naming the bytes expected and found), it must be scalar and at most 3D, and
-    a negative spacing or flipped axes are put on a grid with positive spacing and the identity
-    direction (every pixel where it was). kind: :class:`Volume` (default) or :class:`Projections`
-    (the third axis counts projections). Returns an instance of ``kind``."""
+@overload
+def load(path: Union[str, "os.PathLike[str]"], kind: None = None) -> Volume: ...
+
+
+@overload
+def load(path: Union[str, "os.PathLike[str]"], kind: Type[_ImageT]) -> _ImageT: ...
+
+
+def load(path: Union[str, "os.PathLike[str]"], kind: Optional[Type[Image]] = None) -> Image:
+    """Reads an image file (.mha, .mhd, .nrrd, .nii, .nii.gz, .tif, ...) as the apps do.
+
+    Its header is checked against its data first (a file cut short raises ITKError naming the bytes
+    expected and found), it must be scalar and at most 3D, and a negative spacing or flipped axes are
+    put on a grid with positive spacing and the identity direction (every pixel where it was).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The image file.
+    kind : Volume (default) or Projections
+        What the file holds: a volume (array (z, y, x), spacing and origin (x, y, z) in mm) or a
+        projection stack (array (projection, v, u), spacing (su, sv, 1), origin (u0, v0, 0) in mm: the
+        third axis counts projections).
+
+    Returns
+    -------
+    Volume or Projections
+        An instance of ``kind``, array float32.
+    """
     kind = Volume if kind is None else kind
     if kind not in (Volume, Projections, Image):
         raise TypeError(f"kind is {kind!r}; expected conebeamct.Volume or conebeamct.Projections")
@@ -274,29 +369,80 @@ def _check_geometry(geometry):
         raise ValueError("geometry has no projections")
 
 
-def project_phantom(geometry, detector_size, spacing, phantom="shepplogan", scale=60.0, origin=None, progress=None):
-    """Exact line integrals of an ellipsoid phantom for every projection of ``geometry``.
+@renamed(spacing="detector_spacing", origin="detector_origin")
+@documented
+def project_phantom(
+    geometry: Geometry,
+    detector_size: DetectorSize,
+    detector_spacing: PixelSpacing,
+    phantom: Union[str, "os.PathLike[str]"] = "shepplogan",
+    scale: float = 60.0,
+    detector_origin: Optional[Point2] = None,
+    progress: Progress = None,
+) -> Projections:
+    """Exact line integrals of an ellipsoid phantom for every projection of ``geometry``, as
+    ``cbct-simulate`` computes them (ray-ellipsoid intersections, no discretisation).
 
-    detector_size: N or (U, V) pixels (u first, as cbct-simulate's --detector-size); spacing: the
-    pixel size in mm, s or (su, sv); origin: (u0, v0) of the first pixel in mm, by default the
-    detector centred on its origin. phantom: 'shepplogan' (scaled by ``scale`` mm) or the path of an
-    ellipsoid text file (format in include/cbctGeometricPhantom.h). progress: None or a callable
-    given the fraction done. Returns :class:`Projections` of array shape (len(geometry), V, U).
+    Parameters
+    ----------
+    geometry : Geometry
+        The scan, one entry per projection (mm, degrees).
+{detector}
+    phantom : str or os.PathLike
+        'shepplogan' (the 3D Shepp-Logan head, scaled by ``scale``) or the path of an ellipsoid text
+        file (format in include/cbctGeometricPhantom.h; lengths in mm, angles in degrees).
+    scale : float
+        The Shepp-Logan head's scale in mm, > 0: the outer skull's semi-axes are 0.69, 0.90 and 0.92
+        times it (60: a head about 110 mm wide).
+{progress}
+
+    Returns
+    -------
+    Projections
+        Line integrals (density x mm), array (len(geometry), V, U) float32; spacing (su, sv, 1),
+        origin (u0, v0, 0).
     """
     _check_geometry(geometry)
     size = _sizes(detector_size, "detector_size", 2, "N or (U, V) pixels, integers >= 1")
-    pixel = _numbers(spacing, "spacing", 2, "a pixel size > 0 in mm, or (su, sv)", positive=True)
-    first = _centred(size, pixel) if origin is None else _numbers(origin, "origin", 2, "(u0, v0) in mm")
+    pixel = _numbers(detector_spacing, "detector_spacing", 2, "a pixel size > 0 in mm, or (su, sv)", positive=True)
+    first = (
+        _centred(size, pixel)
+        if detector_origin is None
+        else _numbers(detector_origin, "detector_origin", 2, "(u0, v0) in mm")
+    )
     array = _conebeamct._project_phantom(geometry, size, pixel, first, _phantom(phantom), float(scale), progress)
     return Projections(array, (pixel[0], pixel[1], 1.0), (first[0], first[1], 0.0))
 
 
-def voxelize_phantom(shape, spacing=1.0, origin=None, phantom="shepplogan", scale=60.0, supersampling=1, progress=None):
+@documented
+def voxelize_phantom(
+    shape: VolumeShape,
+    spacing: VoxelSpacing = 1.0,
+    origin: Optional[Point3] = None,
+    phantom: Union[str, "os.PathLike[str]"] = "shepplogan",
+    scale: float = 60.0,
+    supersampling: int = 1,
+    progress: Progress = None,
+) -> Volume:
     """The phantom's density on a grid: the ground truth of a reconstruction.
 
-    shape: N or (nz, ny, nx), the array's shape; spacing: s or (sx, sy, sz) mm; origin: (x, y, z) of
-    the first voxel's centre, by default the grid centred on the isocenter. Each voxel is the mean of
-    supersampling^3 samples (use 2 or more for comparisons). Returns a :class:`Volume`.
+    Parameters
+    ----------
+{grid}
+    phantom : str or os.PathLike
+        'shepplogan' or the path of an ellipsoid text file, as :func:`project_phantom`'s.
+    scale : float
+        The Shepp-Logan head's scale in mm, > 0, as :func:`project_phantom`'s.
+    supersampling : int
+        Each voxel is the mean of supersampling^3 samples spread over it (1: its centre); use 2 or more
+        for comparisons (centre samples punish every edge voxel).
+{progress}
+
+    Returns
+    -------
+    Volume
+        The density, array (nz, ny, nx) float32 in (z, y, x) order; ``info`` has ``phantom`` and
+        ``supersampling``.
     """
     zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
     xyz = zyx[::-1]
@@ -307,39 +453,73 @@ def voxelize_phantom(shape, spacing=1.0, origin=None, phantom="shepplogan", scal
     return Volume(array, step, first, info={"phantom": os.fspath(phantom), "supersampling": count})
 
 
+@renamed(hann_y="hann_cutoff_v")
+@documented
 def fdk(
-    projections,
-    geometry,
-    shape,
-    spacing=1.0,
-    origin=None,
-    window="ramlak",
-    cutoff=1.0,
-    hardware="auto",
-    progress=None,
-    displaced=True,
-    divisions=1,
-    pad=0.0,
-    hann_y=0.0,
-):
-    """Feldkamp-Davis-Kress reconstruction, as ``cbct-fdk`` does it (bit for bit on the CPU).
+    projections: Projections,
+    geometry: Geometry,
+    shape: VolumeShape,
+    spacing: VoxelSpacing = 1.0,
+    origin: Optional[Point3] = None,
+    window: WindowName = "ramlak",
+    cutoff: float = 1.0,
+    hardware: Hardware = "auto",
+    progress: Progress = None,
+    displaced: bool = True,
+    divisions: int = 1,
+    pad: float = 0.0,
+    hann_cutoff_v: float = 0.0,
+) -> Volume:
+    """Feldkamp-Davis-Kress reconstruction, as ``cbct-fdk`` does it (bit for bit on the CPU):
+    cosine (and, for short scans, Parker; for a displaced detector, displaced-detector) weighting,
+    ramp filtering along u, voxel-driven backprojection.
 
-    projections: :class:`Projections` (or an ``itk.Image``) of line integrals, one slice per
-    projection of ``geometry``. shape: N or (nz, ny, nx), the shape of the returned array; spacing:
-    s or (sx, sy, sz) mm; origin: (x, y, z) of the first voxel, by default the volume centred on the
-    isocenter. window: 'ramlak', 'shepplogan', 'cosine', 'hamming' or 'hann'; cutoff in (0, 1], a
-    fraction of Nyquist. hardware: 'cpu', 'cuda' or 'auto' (CUDA when the build has it and a device
-    is present). progress: None or a callable given the fraction done (0 to 1); an exception it
-    raises stops the reconstruction and is raised here. displaced=False switches off
-    displaced-detector weighting; divisions > 1 reconstructs in slabs along y (less memory). pad
-    (RTK's --pad): truncation correction, rows extended by this fraction of the detector width on each
-    side before ramp filtering, for objects wider than the detector; hann_y (RTK's --hannY): a Hann
-    low-pass along v with this cut-off (0: none). Real scans: :func:`preprocess` the projections first.
+    Real scans: :func:`preprocess` the detector readings into line integrals first.
 
-    Projections holding NaN or infinities raise ValueError, as the apps refuse them.
-    Short scans get Parker weights automatically. The GIL is released while it runs. Returns a
-    :class:`Volume` (``info`` has the hardware used and each stage's seconds), or an ``itk.Image``
-    when the projections were one.
+    Parameters
+    ----------
+{projections}
+{grid}
+    window : str
+        The ramp filter's window: 'ramlak' (none), 'shepplogan', 'cosine', 'hamming' or 'hann'.
+    cutoff : float
+        The window's cut-off frequency in (0, 1], a fraction of Nyquist (``cbct-fdk --cutoff``).
+    hardware : str
+        'cpu', 'cuda' or 'auto' (CUDA when the build has it, :func:`has_cuda`, and a device is
+        present).
+{progress}
+    displaced : bool
+        Displaced-detector weighting (for a detector offset so that it sees only part of the object
+        at each angle); False switches it off.
+    divisions : int
+        Reconstructs in this many slabs along y (the rotation axis), >= 1: less memory, the same volume.
+    pad : float
+        Truncation correction (``cbct-fdk --pad``): each row extended by this fraction of the
+        detector width on each side before ramp filtering, for objects wider than the detector; >= 0.
+    hann_cutoff_v : float
+        A Hann low-pass along v (the detector's rows) with this cut-off in (0, 1], a fraction of
+        Nyquist (``cbct-fdk --hannY``); 0: none. ``pad`` and ``hann_cutoff_v`` run on the CPU until
+        the CUDA FDK applies them.
+
+    Returns
+    -------
+    Volume
+        Attenuation per mm, array (nz, ny, nx) float32 in (z, y, x) order, spacing and origin
+        (x, y, z) in mm; ``info`` has the hardware used, the number of slabs and each stage's seconds
+        (``weighting_s``, ``filtering_s``, ``backprojection_s``, ``upload_s``, ``download_s``,
+        ``total_s``). An ``itk.Image`` when ``projections`` was one.
+
+    Raises
+    ------
+    ValueError
+        For projections holding NaN or infinities (naming how many and the first index, as the apps
+        refuse them), a number of projections other than the geometry's, or a bad argument (named).
+    ITKError
+        For an error of the C++ library (e.g. a volume outside the detector's view).
+
+    Notes
+    -----
+    The GIL is released while it runs; several reconstructions may run at once from threads.
     """
     checked, from_itk = _as_input(projections, "projections", Projections)
     _check_finite(checked.array, "projections")
@@ -354,6 +534,8 @@ def fdk(
     step = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
     first = _centred(xyz, step) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
     slabs = _sizes(divisions, "divisions", 1, "an integer >= 1")[0]
+    # Checked here, under its Python name (the compiled check names RTK's hann_y).
+    hann = _number(hann_cutoff_v, "hann_cutoff_v", "a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none", 0.0, 1.0)
     array, info = _conebeamct._fdk(
         checked.array,
         checked.spacing,
@@ -368,7 +550,7 @@ def fdk(
         str(hardware),
         slabs,
         float(pad),
-        float(hann_y),
+        hann,
         progress,
     )
     volume = Volume(array, step, first, info=info)
@@ -412,23 +594,58 @@ def _psf(psf):
     return values
 
 
-def emission_project(activity, geometry, detector_size, spacing, attenuation=None, psf=None, origin=None, hardware="cpu", progress=None):
+@renamed(spacing="detector_spacing", origin="detector_origin")
+@documented
+def emission_project(
+    activity: Volume,
+    geometry: Geometry,
+    detector_size: DetectorSize,
+    detector_spacing: PixelSpacing,
+    attenuation: Optional[Volume] = None,
+    psf: Optional[Tuple[float, float]] = None,
+    detector_origin: Optional[Point2] = None,
+    hardware: DeviceHardware = "cpu",
+    progress: Progress = None,
+) -> Projections:
     """Emission projections (SPECT) of an activity volume, as ``cbct-forward --fp emission``.
 
-    activity: a :class:`Volume` (or ``itk.Image``) of activity per mm^3. Each view composites the
-    slices parallel to its detector back to front, attenuated by ``attenuation`` (a :class:`Volume`
-    of mu per mm on any grid, or None) and blurred by the collimator: psf=(sigma0, slope) gives a
-    Gaussian of sigma(d) = sigma0 + slope * d mm for activity d mm from the detector (None: no blur).
-    Parallel beam (a geometry with sdd=0) is SPECT's parallel-hole collimator; cone beam works too.
-    detector_size: N or (U, V) pixels; spacing: s or (su, sv) mm; origin: (u0, v0), by default the
-    detector centred. hardware: 'cpu' or 'cuda'. Returns :class:`Projections` (counts when the activity
-    is in counts per mm^3 per unit of sensitivity), or an ``itk.Image`` when the activity was one.
+    Each view composites the slices parallel to its detector back to front, attenuated by
+    ``attenuation`` and blurred by the collimator. Parallel beam (a geometry with sdd=0) is SPECT's
+    parallel-hole collimator; cone beam works too.
+
+    Parameters
+    ----------
+    activity : Volume or itk.Image
+        Activity per mm^3, array (z, y, x), spacing and origin (x, y, z) in mm.
+    geometry : Geometry
+        The views (mm, degrees); sdd=0 for parallel beam, sid then the detector's distance from the
+        rotation axis.
+{detector}
+    attenuation : Volume or itk.Image, optional
+        Linear attenuation coefficients per mm (finite, >= 0, checked) on any grid; None: none.
+    psf : (sigma0, slope), optional
+        The collimator blur: a Gaussian of sigma(d) = sigma0 + slope * d mm for activity d mm from the
+        detector; both >= 0. None: no blur.
+    hardware : str
+        'cpu' or 'cuda'.
+{progress}
+
+    Returns
+    -------
+    Projections
+        Array (len(geometry), V, U) float32 (counts when the activity is in counts per mm^3 per unit
+        of sensitivity); spacing (su, sv, 1), origin (u0, v0, 0) in mm. An ``itk.Image`` when the
+        activity was one.
     """
     checked, from_itk = _as_input(activity, "activity", Volume)
     _check_geometry(geometry)
     size = _sizes(detector_size, "detector_size", 2, "N or (U, V) pixels, integers >= 1")
-    pixel = _numbers(spacing, "spacing", 2, "a pixel size > 0 in mm, or (su, sv)", positive=True)
-    first = _centred(size, pixel) if origin is None else _numbers(origin, "origin", 2, "(u0, v0) in mm")
+    pixel = _numbers(detector_spacing, "detector_spacing", 2, "a pixel size > 0 in mm, or (su, sv)", positive=True)
+    first = (
+        _centred(size, pixel)
+        if detector_origin is None
+        else _numbers(detector_origin, "detector_origin", 2, "(u0, v0) in mm")
+    )
     mu, mu_spacing, mu_origin = _attenuation(attenuation)
     array = _conebeamct._emission_project(
         checked.array, checked.spacing, checked.origin, geometry, size, pixel, first, mu, mu_spacing, mu_origin, _psf(psf),
@@ -438,10 +655,23 @@ def emission_project(activity, geometry, detector_size, spacing, attenuation=Non
     return projections.to_itk() if from_itk else projections
 
 
-def poisson_noise(projections, seed=1):
-    """Counts drawn from Poisson distributions around ``projections`` (expected counts, >= 0), as
-    ``cbct-simulate --poisson --seed``: integers, the same for a seed on any machine and any number of
-    threads. Returns :class:`Projections` with the same spacing and origin."""
+def poisson_noise(projections: Projections, seed: int = 1) -> Projections:
+    """Counts drawn from Poisson distributions around ``projections``, as ``cbct-simulate --poisson
+    --seed``: integers, the same for a seed on any machine and any number of threads.
+
+    Parameters
+    ----------
+    projections : Projections or itk.Image
+        Expected counts (>= 0), array (projection, v, u); spacing (su, sv, 1), origin (u0, v0, 0) mm.
+    seed : int
+        The random generator's seed, 0 to 2**64 - 1.
+
+    Returns
+    -------
+    Projections
+        The counts, array of the same shape (float32 holding integers), the same spacing and origin.
+        An ``itk.Image`` when the input was one.
+    """
     checked, from_itk = _as_input(projections, "projections", Projections)
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise ValueError(f"seed is {seed!r}; expected an integer from 0 to 2**64 - 1")
@@ -450,38 +680,67 @@ def poisson_noise(projections, seed=1):
     return result.to_itk() if from_itk else result
 
 
+@documented
 def osem(
-    projections,
-    geometry,
-    shape=None,
-    spacing=1.0,
-    origin=None,
-    iterations=3,
-    projections_per_subset=0,
-    projector=None,
-    attenuation=None,
-    psf=None,
-    hardware="cpu",
-    progress=None,
-    initial=None,
-    backprojector="adjoint",
-    step=0.0,
-    devices=None,
-):
-    """OSEM (MLEM with projections_per_subset=0), as ``cbct-osem`` does it.
+    projections: Projections,
+    geometry: Geometry,
+    shape: Optional[VolumeShape] = None,
+    spacing: VoxelSpacing = 1.0,
+    origin: Optional[Point3] = None,
+    iterations: int = 3,
+    projections_per_subset: int = 0,
+    projector: Optional[Literal["joseph", "raycast", "emission"]] = None,
+    attenuation: Optional[Volume] = None,
+    psf: Optional[Tuple[float, float]] = None,
+    hardware: DeviceHardware = "cpu",
+    progress: Progress = None,
+    initial: Optional[Volume] = None,
+    backprojector: BackprojectorName = "adjoint",
+    step: float = 0.0,
+    devices: Optional[Sequence[int]] = None,
+) -> Volume:
+    """OSEM, or MLEM with ``projections_per_subset=0``, as ``cbct-osem`` does it (the same bits on
+    the CPU), with a transmission projector or the emission one (attenuation, collimator blur).
 
-    projections: :class:`Projections` (or an ``itk.Image``), non-negative (counts for emission data).
-    shape: N or (nz, ny, nx); spacing: s or (sx, sy, sz) mm; origin: (x, y, z) of the first voxel, by
-    default the volume centred. projector: 'joseph', 'raycast' or 'emission'; by default 'emission' when
-    an ``attenuation`` map (:class:`Volume` of mu per mm) or a ``psf`` (sigma0, slope) is given, else
-    'joseph'. Each subset's sensitivity goes through the same model. hardware: 'cpu' or 'cuda'.
-    progress: None or a callable given the fraction done. Returns a :class:`Volume` (activity per mm^3
-    for emission data), or an ``itk.Image`` when the projections were one.
+    Parameters
+    ----------
+    projections : Projections or itk.Image
+        Non-negative line integrals, or counts for emission data; array (projection, v, u) float32,
+        one slice per projection of ``geometry``; spacing (su, sv, 1) and origin (u0, v0, 0) in mm.
+    geometry : Geometry
+        The scan, one entry per projection (mm, degrees; sdd=0: parallel beam).
+{grid}
+    iterations : int
+        Passes over all the projections, >= 1.
+    projections_per_subset : int
+        Projections in each subset, 0 (all: MLEM) to len(geometry).
+    projector : str, optional
+        'joseph', 'raycast' or 'emission'; by default 'emission' when ``attenuation`` or ``psf`` is
+        given, else 'joseph'. Each subset's sensitivity goes through the same model.
+    attenuation : Volume or itk.Image, optional
+        Emission only: linear attenuation coefficients per mm on any grid (>= 0).
+    psf : (sigma0, slope), optional
+        Emission only: the collimator blur, sigma(d) = sigma0 + slope * d mm at d mm from the detector.
+    hardware : str
+        'cpu' or 'cuda'.
+{progress}
+    initial : Volume or itk.Image, optional
+        Transmission projectors only: the volume to start from (> 0 everywhere), whose grid is used
+        (then give no ``shape``); the volume starts from 1 otherwise.
+    backprojector : str
+        Transmission projectors only: 'adjoint' (the projector's exact transpose) or 'voxel'.
+    step : float
+        The ray caster's sample distance in mm (0: the smallest voxel spacing), >= 0.
+    devices : sequence of int, optional
+        Transmission projectors with hardware='cuda' only: the CUDA devices sharing the volume in slabs.
 
-    With the transmission projectors ('joseph', 'raycast') also: ``initial`` (a :class:`Volume`, > 0
-    everywhere, whose grid is used; the volume starts from 1 otherwise), ``backprojector`` ('adjoint' or
-    'voxel'), ``step`` (the ray caster's, mm) and ``devices`` (CUDA devices sharing the volume); ``info``
-    then has each iteration's seconds. The same bits as ``cbct-osem --hardware cpu``.
+    Returns
+    -------
+    Volume
+        Array (nz, ny, nx) float32 in (z, y, x) order (activity per mm^3 for emission data), spacing
+        and origin (x, y, z) in mm; ``info`` has ``projector`` and ``iterations`` (with the
+        transmission projectors also each iteration's seconds, ``iteration_s``). An ``itk.Image``
+        when the projections were one.
     """
     emission = attenuation is not None or psf is not None or projector == "emission"
     if not emission:
@@ -550,7 +809,7 @@ def _iterative_grid(initial, shape, spacing, origin):
     return grid, step, first
 
 
-def _iterative_inputs(projections, geometry, niterations):
+def _iterative_inputs(projections, geometry, iterations):
     checked, from_itk = _as_input(projections, "projections", Projections)
     _check_geometry(geometry)
     if checked.array.shape[0] != len(geometry):
@@ -558,7 +817,7 @@ def _iterative_inputs(projections, geometry, niterations):
             f"projections has shape {_shape_text(checked.array.shape)}, {checked.array.shape[0]} projections, "
             f"but geometry has {len(geometry)}"
         )
-    return checked, from_itk, _sizes(niterations, "niterations", 1, "an integer >= 1")[0]
+    return checked, from_itk, _sizes(iterations, "iterations", 1, "an integer >= 1")[0]
 
 
 def _number(value, name, what, low=None, high=None, low_open=False):
@@ -572,47 +831,78 @@ def _number(value, name, what, low=None, high=None, low_open=False):
     return v
 
 
+@renamed(wpc="water_precorrection", spr="scatter_to_primary_ratio", nonneg="nonnegativity_threshold")
+@documented
 def preprocess(
-    projections,
-    intensities=True,
-    i0=0.0,
-    idark=0.0,
-    air_threshold=None,
-    minimum_signal=1.0,
-    lower_crop=0,
-    upper_crop=0,
-    binning=1,
-    median_radius=0,
-    median_multiplier=0.0,
-    wpc=None,
-    spr=0.0,
-    nonneg=None,
-    progress=None,
-):
+    projections: Projections,
+    intensities: bool = True,
+    i0: float = 0.0,
+    idark: float = 0.0,
+    air_threshold: Optional[float] = None,
+    minimum_signal: float = 1.0,
+    lower_crop: Union[int, Sequence[int]] = 0,
+    upper_crop: Union[int, Sequence[int]] = 0,
+    binning: Union[int, Sequence[int]] = 1,
+    median_radius: Union[int, Sequence[int]] = 0,
+    median_multiplier: float = 0.0,
+    water_precorrection: Optional[Sequence[float]] = None,
+    scatter_to_primary_ratio: float = 0.0,
+    nonnegativity_threshold: Optional[float] = None,
+    progress: Progress = None,
+) -> Projections:
     """Projections as a scanner writes them, made ready for :func:`fdk`: RTK's preprocessing, as
     ``cbct-fdk`` does it with the same options (``--i0``, ``--idark``, ``--airthres``, ``--lowercrop``,
-    ``--uppercrop``, ``--binning``, ``--radius``, ``--multiplier``, ``--wpc``, ``--spr``, ``--nonneg``).
+    ``--uppercrop``, ``--binning``, ``--radius``, ``--multiplier``, ``--wpc``, ``--spr``, ``--nonneg``);
+    :func:`preprocess` then :func:`fdk` equals ``cbct-fdk`` on the same file bit for bit.
 
-    projections: :class:`Projections` (or an ``itk.Image``) of detector readings (any real dtype:
-    a uint16 array is converted to float32 exactly) or, with intensities=False, of line integrals.
-    In order:
+    The steps, in order: crop, conditional median, binning, scatter correction, intensities to line
+    integrals, water precorrection.
 
-    - lower_crop, upper_crop: pixels removed at the start and end of u[, v] (an int crops u only, as
-      RTK's single value);
-    - median_radius (u[, v[, projections]]) and median_multiplier: conditional median (pixels further
-      than multiplier standard deviations from their neighbourhood's median become it; 0: a plain median);
-    - binning: pixels averaged together along u[, v] (an int bins u only);
-    - spr, nonneg, air_threshold: Boellaard scatter correction of intensities (spr 0: none; nonneg
-      None: 20; air_threshold None: 32000 there);
-    - intensities to line integrals, ln(I0 - Idark) - ln(I - Idark): i0 the reading through air (0:
-      estimated from each projection's air, the mean above air_threshold when it is given), idark the
-      reading with the beam off; readings below idark + minimum_signal count as minimum_signal (1: one
-      count; 0: 1e-6 of I0 - Idark, for readings normalised to I0 = 1);
-    - wpc: water precorrection coefficients c0, c1, ...: p becomes c0 + c1 p + c2 p^2 + ...
+    Parameters
+    ----------
+    projections : Projections or itk.Image
+        Detector readings, array (projection, v, u) of any real dtype (a uint16 array is converted to
+        float32 exactly), or, with ``intensities=False``, line integrals; spacing (su, sv, 1) and
+        origin (u0, v0, 0) in mm. NaN or infinities raise ValueError.
+    intensities : bool
+        Whether the input is intensities (converted to line integrals) or line integrals already.
+    i0 : float
+        The reading through air, > 0, or 0 to estimate it from each projection's air (the mean above
+        ``air_threshold`` when it is given). Line integrals are ln(I0 - Idark) - ln(I - Idark).
+    idark : float
+        The reading with the beam off.
+    air_threshold : float, optional
+        Readings above it saw air: for the I0 estimate (None: found automatically) and the scatter
+        correction (None: RTK's 32000 there).
+    minimum_signal : float
+        Readings below idark + minimum_signal count as minimum_signal (1: one count; 0: 1e-6 of
+        I0 - Idark, for readings normalised to I0 = 1); >= 0.
+    lower_crop, upper_crop : int or (U, V)
+        Pixels removed at the start and end of u (an int crops u only, as RTK's single value) and of v;
+        integers >= 0.
+    binning : int or (U, V)
+        Pixels averaged together along u (an int bins u only) and v; integers >= 1.
+    median_radius : int, (U, V) or (U, V, K)
+        The conditional median's radius in pixels along u, v and projections; 0: none.
+    median_multiplier : float
+        Pixels further than this many standard deviations from their neighbourhood's median become
+        it; 0: a plain median. >= 0.
+    water_precorrection : sequence of float, optional
+        Coefficients c0, c1, ...: a line integral p becomes c0 + c1 p + c2 p^2 + ... (``--wpc``).
+    scatter_to_primary_ratio : float
+        Boellaard scatter correction of intensities with this scatter-to-primary ratio (``--spr``);
+        0: none. >= 0.
+    nonnegativity_threshold : float, optional
+        The scatter correction's non-negativity threshold (``--nonneg``; None: 20).
+{progress}
 
-    Returns :class:`Projections` of line integrals (cropping and binning change the array's shape,
-    spacing and origin) whose ``info`` has ``steps`` (what was done), ``i0`` (each projection's) and
-    ``scatter`` (what the scatter correction subtracted), or an ``itk.Image`` when the input was one.
+    Returns
+    -------
+    Projections
+        Line integrals, array (projection, v, u) float32 (cropping and binning change its shape,
+        spacing and origin; mm); ``info`` has ``steps`` (what was done), ``i0`` (each projection's)
+        and ``scatter`` (what the scatter correction subtracted). An ``itk.Image`` when the input was
+        one.
     """
     checked, from_itk = _as_input(projections, "projections", Projections)
     _check_finite(checked.array, "projections")
@@ -620,11 +910,12 @@ def preprocess(
     upper = _axis_values(upper_crop, "upper_crop", 2, 0, 0, "pixels U or (U, V), integers >= 0")
     factors = _axis_values(binning, "binning", 2, 1, 1, "factors U or (U, V), integers >= 1")
     radius = _axis_values(median_radius, "median_radius", 3, 0, 0, "radii U, (U, V) or (U, V, K), integers >= 0")
-    coefficients = [] if wpc is None else list(
-        _numbers(wpc, "wpc", np.size(wpc), "coefficients (c0, c1, ...), finite numbers")
+    coefficients = [] if water_precorrection is None else list(
+        _numbers(water_precorrection, "water_precorrection", np.size(water_precorrection),
+                 "coefficients (c0, c1, ...), finite numbers")
     )
-    if wpc is not None and len(coefficients) == 0:
-        raise ValueError("wpc is []; expected coefficients (c0, c1, ...) or None")
+    if water_precorrection is not None and len(coefficients) == 0:
+        raise ValueError("water_precorrection is []; expected coefficients (c0, c1, ...) or None")
     array, spacing, origin, info = _conebeamct._preprocess(
         checked.array,
         checked.spacing,
@@ -640,8 +931,9 @@ def preprocess(
         radius,
         _number(median_multiplier, "median_multiplier", "a finite value >= 0", 0.0),
         coefficients,
-        _number(spr, "spr", "a scatter-to-primary ratio >= 0", 0.0),
-        float("nan") if nonneg is None else _number(nonneg, "nonneg", "a finite reading or None"),
+        _number(scatter_to_primary_ratio, "scatter_to_primary_ratio", "a scatter-to-primary ratio >= 0", 0.0),
+        float("nan") if nonnegativity_threshold is None else _number(
+            nonnegativity_threshold, "nonnegativity_threshold", "a finite reading or None"),
         progress,
     )
     result = Projections(array, spacing, origin)
@@ -655,48 +947,98 @@ def _count(value, name, what, low):
     return int(value)
 
 
+@renamed(
+    niterations="iterations",
+    lambda_red="lambda_reduction",
+    nprojpersubset="projections_per_subset",
+    alpha_red="alpha_reduction",
+    tviter="tv_iterations",
+    maxl2err="max_l2_error",
+    epsilon="tv_epsilon",
+)
+@documented
 def asd_pocs(
-    projections,
-    geometry,
-    shape=None,
-    spacing=1.0,
-    origin=None,
-    niterations=10,
-    lambda_=1.0,
-    lambda_red=0.99,
-    nprojpersubset=1,
-    positivity=True,
-    alpha=0.002,
-    alpha_red=0.95,
-    ratio=0.95,
-    tviter=20,
-    maxl2err=0.0,
-    epsilon=1e-8,
-    initial=None,
-    hardware="auto",
-    progress=None,
-):
+    projections: Projections,
+    geometry: Geometry,
+    shape: Optional[VolumeShape] = None,
+    spacing: VoxelSpacing = 1.0,
+    origin: Optional[Point3] = None,
+    iterations: int = 10,
+    lambda_: float = 1.0,
+    lambda_reduction: float = 0.99,
+    projections_per_subset: int = 1,
+    positivity: bool = True,
+    alpha: float = 0.002,
+    alpha_reduction: float = 0.95,
+    ratio: float = 0.95,
+    tv_iterations: int = 20,
+    max_l2_error: float = 0.0,
+    tv_epsilon: float = 1e-8,
+    initial: Optional[Volume] = None,
+    hardware: Hardware = "auto",
+    progress: Progress = None,
+) -> Volume:
     """ASD-POCS: total-variation-regularised OS-SART for few views, as ``cbct-asdpocs`` (TIGRE's
-    ASD_POCS parameters and defaults).
+    ASD_POCS parameters and defaults; the same bits on the CPU).
 
-    Each of ``niterations`` iterations is one OS-SART pass over subsets of ``nprojpersubset``
-    projections (relaxation ``lambda_``, multiplied by ``lambda_red`` after each iteration; negative
-    voxels set to 0 with ``positivity``), then ``tviter`` steepest-descent steps on the total
-    variation, the step starting at ``alpha`` times the first pass's change (L2) and multiplied by
-    ``alpha_red`` whenever the TV steps change the volume more than ``ratio`` times the pass did
-    (and the data residual is above ``maxl2err``; 0: always); the TV steps follow the gradient of the
-    total variation smoothed by ``epsilon`` per mm (``--tv-epsilon``; 0.01 makes the result independent
-    of the hardware's rounding). The grid is ``shape`` (N or (nz, ny, nx))
-    voxels of ``spacing`` mm at ``origin`` (centred by default), or the ``initial`` Volume's (zeros
-    otherwise). hardware: 'cpu', 'cuda' or 'auto'; progress: None or a callable given the fraction done.
-    The GIL is released while it runs. Returns a :class:`Volume` (``info``: hardware, iterations,
-    total_s, tv_steps), or an ``itk.Image`` when the projections were one.
+    Each iteration is one OS-SART pass, then ``tv_iterations`` steepest-descent steps on the total
+    variation whose step starts at ``alpha`` times the first pass's change (L2) and shrinks by
+    ``alpha_reduction`` whenever the TV steps change the volume more than ``ratio`` times the pass did
+    (and the data residual is above ``max_l2_error``).
+
+    Parameters
+    ----------
+{projections}
+{grid}
+    iterations : int
+        OS-SART + TV iterations, >= 1 (``--niterations``).
+    lambda_ : float
+        The OS-SART relaxation factor, > 0 (``--lambda``).
+    lambda_reduction : float
+        ``lambda_`` is multiplied by it after each iteration; in (0, 1].
+    projections_per_subset : int
+        Projections in each OS-SART subset, 0 (all) to len(geometry) (``--nprojpersubset``).
+    positivity : bool
+        Negative voxels set to 0 after each pass.
+    alpha : float
+        The TV step as a fraction of the pass's change, >= 0 (0: no TV steps).
+    alpha_reduction : float
+        The TV step's reduction factor, in (0, 1].
+    ratio : float
+        The largest ratio of the TV steps' change to the pass's before the step shrinks, > 0.
+    tv_iterations : int
+        Steepest-descent TV steps per iteration, >= 0 (``--tviter``).
+    max_l2_error : float
+        The step shrinks only while the data residual (L2) is above this, >= 0 (0: always;
+        ``--maxl2err``).
+    tv_epsilon : float
+        The smoothing of the total variation's gradient, per mm, >= 0 (``--tv-epsilon``; 0.01 makes
+        the result independent of the hardware's rounding).
+{initial}
+        Otherwise the volume starts from zeros.
+    hardware : str
+        'cpu', 'cuda' or 'auto'.
+{progress}
+
+    Returns
+    -------
+    Volume
+        Attenuation per mm, array (nz, ny, nx) float32 in (z, y, x) order, spacing and origin
+        (x, y, z) in mm; ``info`` has ``hardware``, ``iterations``, ``total_s`` and ``tv_steps`` (the TV
+        step each iteration used). An ``itk.Image`` when the projections were one.
+
+    Notes
+    -----
+    The GIL is released while it runs.
     """
-    checked, from_itk, n = _iterative_inputs(projections, geometry, niterations)
+    checked, from_itk, n = _iterative_inputs(projections, geometry, iterations)
     grid, step, first = _iterative_grid(initial, shape, spacing, origin)
-    per_subset = _count(nprojpersubset, "nprojpersubset", "an integer >= 0 (0: all projections)", 0)
+    per_subset = _count(projections_per_subset, "projections_per_subset", "an integer >= 0 (0: all projections)", 0)
     if per_subset > len(geometry):
-        raise ValueError(f"nprojpersubset is {per_subset}; expected at most the number of projections ({len(geometry)}), or 0 for all")
+        raise ValueError(
+            f"projections_per_subset is {per_subset}; expected at most the number of projections ({len(geometry)}), "
+            "or 0 for all"
+        )
     array, info = _conebeamct._asd_pocs(
         checked.array,
         checked.spacing,
@@ -705,15 +1047,15 @@ def asd_pocs(
         grid,
         n,
         _number(lambda_, "lambda_", "a finite relaxation factor > 0", 0.0, low_open=True),
-        _number(lambda_red, "lambda_red", "a reduction factor in (0, 1]", 0.0, 1.0, low_open=True),
+        _number(lambda_reduction, "lambda_reduction", "a reduction factor in (0, 1]", 0.0, 1.0, low_open=True),
         per_subset,
         bool(positivity),
         _number(alpha, "alpha", "a finite value >= 0", 0.0),
-        _number(alpha_red, "alpha_red", "a reduction factor in (0, 1]", 0.0, 1.0, low_open=True),
+        _number(alpha_reduction, "alpha_reduction", "a reduction factor in (0, 1]", 0.0, 1.0, low_open=True),
         _number(ratio, "ratio", "a finite value > 0", 0.0, low_open=True),
-        _count(tviter, "tviter", "an integer >= 0", 0),
-        _number(maxl2err, "maxl2err", "a finite value >= 0 (0: no residual check)", 0.0),
-        _number(epsilon, "epsilon", "a finite value >= 0 (per mm)", 0.0),
+        _count(tv_iterations, "tv_iterations", "an integer >= 0", 0),
+        _number(max_l2_error, "max_l2_error", "a finite value >= 0 (0: no residual check)", 0.0),
+        _number(tv_epsilon, "tv_epsilon", "a finite value >= 0 (per mm)", 0.0),
         str(hardware),
         progress,
     )
@@ -721,29 +1063,59 @@ def asd_pocs(
     return volume.to_itk() if from_itk else volume
 
 
+@renamed(niterations="iterations", cgiter="cg_iterations")
+@documented
 def admm_tv(
-    projections,
-    geometry,
-    shape=None,
-    spacing=1.0,
-    origin=None,
-    niterations=10,
-    alpha=0.1,
-    beta=1.0,
-    cgiter=5,
-    initial=None,
-    hardware="auto",
-    progress=None,
-):
+    projections: Projections,
+    geometry: Geometry,
+    shape: Optional[VolumeShape] = None,
+    spacing: VoxelSpacing = 1.0,
+    origin: Optional[Point3] = None,
+    iterations: int = 10,
+    alpha: float = 0.1,
+    beta: float = 1.0,
+    cg_iterations: int = 5,
+    initial: Optional[Volume] = None,
+    hardware: Hardware = "auto",
+    progress: Progress = None,
+) -> Volume:
     """ADMM with total variation, as ``cbct-admmtv`` (RTK's rtkadmmtotalvariation parameters and
-    defaults): minimises |A x - p|^2 + ``alpha`` TV(x); each of ``niterations`` iterations solves
-    (A^T A + ``beta`` D^T D) x = A^T p + ``beta`` D^T (g + d) by ``cgiter`` conjugate gradient steps (D the
-    gradient), soft-thresholds g = D x - d by alpha / (2 beta) and updates d. Grid, ``initial``,
-    ``hardware`` and ``progress`` as :func:`asd_pocs`. The GIL is released while it runs. Returns a
-    :class:`Volume` (``info``: hardware, iterations, total_s), or an ``itk.Image`` when the
-    projections were one.
+    defaults; the same bits on the CPU).
+
+    Minimises |A x - p|^2 + ``alpha`` TV(x): each iteration solves (A^T A + ``beta`` D^T D) x =
+    A^T p + ``beta`` D^T (g + d) by ``cg_iterations`` conjugate gradient steps (D the gradient),
+    soft-thresholds g = D x - d by alpha / (2 beta) and updates d.
+
+    Parameters
+    ----------
+{projections}
+{grid}
+    iterations : int
+        ADMM iterations, >= 1 (``--niterations``).
+    alpha : float
+        The total variation's weight, >= 0.
+    beta : float
+        The augmented Lagrangian's weight, > 0.
+    cg_iterations : int
+        Conjugate gradient steps per iteration, >= 1 (``--CGiter``).
+{initial}
+        Otherwise the volume starts from zeros.
+    hardware : str
+        'cpu', 'cuda' or 'auto'.
+{progress}
+
+    Returns
+    -------
+    Volume
+        Attenuation per mm, array (nz, ny, nx) float32 in (z, y, x) order, spacing and origin
+        (x, y, z) in mm; ``info`` has ``hardware``, ``iterations`` and ``total_s``. An ``itk.Image`` when
+        the projections were one.
+
+    Notes
+    -----
+    The GIL is released while it runs.
     """
-    checked, from_itk, n = _iterative_inputs(projections, geometry, niterations)
+    checked, from_itk, n = _iterative_inputs(projections, geometry, iterations)
     grid, step, first = _iterative_grid(initial, shape, spacing, origin)
     array, info = _conebeamct._admm_tv(
         checked.array,
@@ -754,7 +1126,7 @@ def admm_tv(
         n,
         _number(alpha, "alpha", "a finite regularisation weight >= 0", 0.0),
         _number(beta, "beta", "a finite augmented Lagrangian weight > 0", 0.0, low_open=True),
-        _count(cgiter, "cgiter", "an integer >= 1", 1),
+        _count(cg_iterations, "cg_iterations", "an integer >= 1", 1),
         str(hardware),
         progress,
     )

@@ -1,10 +1,51 @@
 """Iterative reconstruction: :func:`sart` (SART, OS-SART, SIRT), :func:`sirt`, :func:`cgls`, and the
 transmission path of :func:`conebeamct.osem` (_iterate)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Sequence
+
 import numpy as np
 
 from . import _conebeamct
+from ._conventions import BackprojectorName, DeviceHardware, Point3, Progress, ProjectorName, VolumeShape, VoxelSpacing, documented
 from ._projectors import _BACKPROJECTORS, _PROJECTORS, _choice
+
+if TYPE_CHECKING:
+    from . import Geometry, Projections, Volume
+
+# The parameters sart, sirt and cgls share (after {projections} and {grid}).
+_COMMON = """{initial}
+        Otherwise the volume starts from zeros.
+    iterations : int
+        Passes over all the projections, >= 1 (``--niterations``)."""
+_MODELS = """    projector : str
+        'joseph' (Joseph's) or 'raycast' (samples every ``step`` mm).
+    step : float
+        The ray caster's sample distance in mm, >= 0 (0: the smallest voxel spacing).
+    hardware : str
+        'cpu' or 'cuda'.
+    devices : sequence of int, optional
+        With hardware='cuda': the CUDA devices sharing the volume in slabs (default: the first).
+{progress}
+
+    Returns
+    -------
+    Volume
+        Attenuation per mm, array (nz, ny, nx) float32 in (z, y, x) order, spacing and origin
+        (x, y, z) in mm; ``info`` has ``method``, ``hardware``, ``iterations`` and each iteration's
+        seconds ``iteration_s``. An ``itk.Image`` when the projections were one.
+
+    Notes
+    -----
+    The GIL is released while it runs."""
+
+
+def _shared(function):
+    """Puts _COMMON and _MODELS into ``function``'s docstring ({common}, {models}), then the package's
+    shared descriptions (documented)."""
+    function.__doc__ = function.__doc__.replace("{common}", _COMMON).replace("{models}", _MODELS)
+    return documented(function)
 
 
 def _iterate(method, projections, geometry, shape, spacing, origin, initial, iterations, projector, backprojector,
@@ -57,37 +98,110 @@ def _iterate(method, projections, geometry, shape, spacing, origin, initial, ite
     return volume.to_itk() if from_itk else volume
 
 
-def sart(projections, geometry, shape=None, spacing=1.0, origin=None, initial=None, iterations=3, lambda_=0.3,
-         projections_per_subset=1, positivity=False, projector="joseph", backprojector="adjoint", step=0.0,
-         hardware="cpu", devices=None, progress=None):
+@_shared
+def sart(
+    projections: Projections,
+    geometry: Geometry,
+    shape: Optional[VolumeShape] = None,
+    spacing: VoxelSpacing = 1.0,
+    origin: Optional[Point3] = None,
+    initial: Optional[Volume] = None,
+    iterations: int = 3,
+    lambda_: float = 0.3,
+    projections_per_subset: int = 1,
+    positivity: bool = False,
+    projector: ProjectorName = "joseph",
+    backprojector: BackprojectorName = "adjoint",
+    step: float = 0.0,
+    hardware: DeviceHardware = "cpu",
+    devices: Optional[Sequence[int]] = None,
+    progress: Progress = None,
+) -> Volume:
     """SART (``projections_per_subset=1``), OS-SART (more) or SIRT (0: all projections), as
     ``cbct-sart`` computes it (the same bits on the CPU).
 
-    projections: :class:`Projections` (or ``itk.Image``) of line integrals, one per projection of
-    ``geometry``. The volume: ``shape``/``spacing``/``origin`` as :func:`fdk`'s, starting from 0, or
-    ``initial`` (a :class:`Volume`, whose grid is used). ``lambda_``: the relaxation factor;
-    ``positivity``: negative voxels set to 0 after each update. ``projector``: 'joseph' or 'raycast'
-    (``step`` mm), ``backprojector``: 'adjoint' or 'voxel'. ``hardware``: 'cpu' or 'cuda'
-    (``devices``: a list of CUDA devices sharing the volume in slabs; default the first). ``progress``:
-    a callable given the fraction done. Returns a :class:`Volume` whose ``info`` has each iteration's
-    seconds. The GIL is released while it runs."""
+    Parameters
+    ----------
+{projections}
+{grid}
+{common}
+    lambda_ : float
+        The relaxation factor, finite and > 0 (``--lambda``).
+    projections_per_subset : int
+        Projections in each subset, 0 (all: SIRT) to len(geometry) (``--nprojpersubset``).
+    positivity : bool
+        Negative voxels set to 0 after each update.
+    backprojector : str
+        'adjoint' (the projector's exact transpose) or 'voxel' (voxel-based, as RTK and TIGRE).
+{models}
+    """
     return _iterate("sart", projections, geometry, shape, spacing, origin, initial, iterations, projector,
                     backprojector, step, hardware, devices, progress, lambda_=lambda_, per_subset=projections_per_subset,
                     positivity=positivity)
 
 
-def sirt(projections, geometry, shape=None, spacing=1.0, origin=None, initial=None, iterations=3, lambda_=0.3,
-         positivity=False, projector="joseph", backprojector="adjoint", step=0.0, hardware="cpu", devices=None,
-         progress=None):
-    """SIRT: :func:`sart` with every projection in one subset (``cbct-sart --nprojpersubset 0``)."""
+@_shared
+def sirt(
+    projections: Projections,
+    geometry: Geometry,
+    shape: Optional[VolumeShape] = None,
+    spacing: VoxelSpacing = 1.0,
+    origin: Optional[Point3] = None,
+    initial: Optional[Volume] = None,
+    iterations: int = 3,
+    lambda_: float = 0.3,
+    positivity: bool = False,
+    projector: ProjectorName = "joseph",
+    backprojector: BackprojectorName = "adjoint",
+    step: float = 0.0,
+    hardware: DeviceHardware = "cpu",
+    devices: Optional[Sequence[int]] = None,
+    progress: Progress = None,
+) -> Volume:
+    """SIRT: :func:`sart` with every projection in one subset (``cbct-sart --nprojpersubset 0``).
+
+    Parameters
+    ----------
+{projections}
+{grid}
+{common}
+    lambda_ : float
+        The relaxation factor, finite and > 0 (``--lambda``).
+    positivity : bool
+        Negative voxels set to 0 after each update.
+    backprojector : str
+        'adjoint' (the projector's exact transpose) or 'voxel' (voxel-based, as RTK and TIGRE).
+{models}
+    """
     return sart(projections, geometry, shape, spacing, origin, initial, iterations, lambda_, 0, positivity, projector,
                 backprojector, step, hardware, devices, progress)
 
 
-def cgls(projections, geometry, shape=None, spacing=1.0, origin=None, initial=None, iterations=3, projector="joseph",
-         step=0.0, hardware="cpu", devices=None, progress=None):
-    """CGLS, least squares by conjugate gradients on the normal equations, as ``cbct-cgls`` (the same bits
-    on the CPU); arguments as :func:`sart`'s (it needs the exact adjoint: no backprojector choice).
-    ``info`` has ``initial_residual_norm`` |p - A x0| and ``residual_norms`` after each iteration."""
+@_shared
+def cgls(
+    projections: Projections,
+    geometry: Geometry,
+    shape: Optional[VolumeShape] = None,
+    spacing: VoxelSpacing = 1.0,
+    origin: Optional[Point3] = None,
+    initial: Optional[Volume] = None,
+    iterations: int = 3,
+    projector: ProjectorName = "joseph",
+    step: float = 0.0,
+    hardware: DeviceHardware = "cpu",
+    devices: Optional[Sequence[int]] = None,
+    progress: Progress = None,
+) -> Volume:
+    """CGLS, least squares by conjugate gradients on the normal equations, as ``cbct-cgls`` (the same
+    bits on the CPU). It needs the exact adjoint: no backprojector choice. ``info`` also has
+    ``initial_residual_norm`` |p - A x0| and ``residual_norms`` |p - A x| after each iteration.
+
+    Parameters
+    ----------
+{projections}
+{grid}
+{common}
+{models}
+    """
     return _iterate("cgls", projections, geometry, shape, spacing, origin, initial, iterations, projector, "adjoint",
                     step, hardware, devices, progress)
