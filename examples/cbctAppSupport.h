@@ -195,6 +195,8 @@ Run(CLI::App & app, int argc, char ** argv, const std::function<int()> & body)
   app.add_flag("--xml", xml, "Print the 3D Slicer Execution Model description")->group("");
   app.add_option("--returnparameterfile", returnParameterFile, "File for Slicer's output parameters")->group("");
   app.add_option("--processinformationaddress", processInformationAddress, "Slicer's process information")->group("");
+  // The spellings the description advertises (--new_spacing beside --new-spacing), before --xml and --help.
+  AddUnderscoreAliases(app);
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--xml") // before parsing: required options are not needed
     {

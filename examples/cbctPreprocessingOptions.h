@@ -87,7 +87,7 @@ AddPreprocessingOptions(CLI::App & app, PreprocessingOptions & o, std::map<std::
   app.add_option("--nonneg", o.nonNegativity, "Boellaard scatter correction: the darkest pixel keeps at least this "
                                               "intensity (default 20)");
   slicer["--i0"] = SlicerRange(group, "0", "1e9", "1", "double");
-  slicer["--idark"] = SlicerRange(group, "-1e9", "1e9", "1", "double");
+  slicer["--idark"] = SlicerWhenGiven(SlicerRange(group, "-1e9", "1e9", "1", "double"));
   slicer["--nolineint"] = SlicerIn(group);
   slicer["--airthres"] = SlicerRange(group, "-1e9", "1e9", "1", "double");
   slicer["--lowercrop"] = SlicerIn(group, "integer-vector");

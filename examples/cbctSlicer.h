@@ -7,6 +7,13 @@
 // --processinformationaddress (progress as <filter-progress> lines on stdout, see
 // cbctProgressBar.h). What CLI11 cannot tell (images versus strings, output channels,
 // constraints, enumerations, groups) an app declares with SlicerModule().
+//
+// Slicer's parser of descriptions (SlicerExecutionModel's ModuleDescriptionParser) refuses a whole
+// module when one <longflag> or <name> holds anything but letters, digits and underscores, so a
+// long option is advertised in its underscore spelling (--new-spacing as new_spacing), which every
+// app also accepts (AddUnderscoreAliases(), called by Run()). Slicer then passes each number and
+// enumeration on every run ("--flag value", the value in its widget) and a string, vector, file or
+// image only when it is filled in (booleans: the bare flag when true).
 
 #include <CLI/CLI.hpp>
 
@@ -37,7 +44,18 @@ struct SlicerParameter
   std::string fileExtensions;        // e.g. ".xml"
   std::string imageType;             // e.g. scalar (the type attribute of <image>)
   std::string defaultValue;          // when the option has no captured default
+  bool whenGiven = false;            // the app tells "given" from "not given" (see SlicerWhenGiven())
 };
+
+/** `p` for an option whose presence the app checks against other options (--dimension with --like,
+ * --idark with line integrals): its default stays out of the description, so that Slicer passes
+ * the option only when the user fills it in (the description says what empty means). */
+inline SlicerParameter
+SlicerWhenGiven(SlicerParameter p)
+{
+  p.whenGiven = true;
+  return p;
+}
 
 /** An output parameter that is no option: a value the app computes and writes to
  * --returnparameterfile (e.g. cbct-compare's MAE). */
@@ -120,6 +138,56 @@ XmlEscaped(const std::string & text)
         out += c;
     }
   return out;
+}
+
+/** "first-angle" -> "first_angle": the <longflag> of a long option, in the characters Slicer's
+ * parser takes (letters, digits, underscores). */
+inline std::string
+SlicerLongFlag(const std::string & longName)
+{
+  std::string out = longName;
+  for (char & c : out)
+    if (c == '-')
+      c = '_';
+  return out;
+}
+
+namespace detail
+{
+/** Hands out the member of CLI::Option that holds its long names. CLI11 (2.x) fixes an option's
+ * names when the option is made and has no call that adds one later; a class derived from
+ * CLI::Option may form a pointer to that protected member, and through it the names of any
+ * option can be appended to (CLI11 finds options by walking these names). Never instantiated. */
+struct OptionLongNames : CLI::Option
+{
+  static std::vector<std::string> CLI::Option::*
+  Member()
+  {
+    return &OptionLongNames::lnames_;
+  }
+};
+} // namespace detail
+
+/** Gives every long option whose name has a hyphen the underscore spelling as well: --new-spacing
+ * also answers --new_spacing, the <longflag> Slicer passes (RTK's spellings, e.g. --newspacing,
+ * stay as the app declared them). --help lists both. Run() calls it once the app's options are
+ * declared, so that every app, including one added later, accepts what its description
+ * advertises. A spelling that already names another option is left to that option (SlicerXml()
+ * then refuses to advertise it). */
+inline void
+AddUnderscoreAliases(CLI::App & app)
+{
+  for (CLI::Option * option : app.get_options())
+  {
+    std::vector<std::string> & names = option->*detail::OptionLongNames::Member();
+    const std::vector<std::string> declared = names;
+    for (const std::string & name : declared)
+    {
+      const std::string alias = SlicerLongFlag(name);
+      if (alias != name && app.get_option_no_throw("--" + alias) == nullptr)
+        names.push_back(alias);
+    }
+  }
 }
 
 /** "first-angle" -> "firstAngle": the parameter's <name>, a C++ identifier as Slicer expects. */
@@ -226,6 +294,29 @@ SlicerXml(const CLI::App & app, const std::string & version)
         else
           p.type = "string";
       }
+      std::string defaultValue = p.defaultValue.empty() ? option->get_default_str() : p.defaultValue;
+      if (p.type == "boolean")
+        defaultValue = "false";
+      std::string description = option->get_description();
+      if (p.whenGiven && !defaultValue.empty())
+      {
+        description += " (empty: " + defaultValue + ")";
+        defaultValue.clear();
+      }
+      // Slicer passes a number on every run (its widget's value, 0 when the description gives no
+      // default), so a number whose absence means something (--max: the 99.9th percentile) is
+      // described as a string, which Slicer leaves out while it is empty.
+      if ((p.type == "integer" || p.type == "float" || p.type == "double") && defaultValue.empty())
+      {
+        p.type = "string";
+        p.minimum.clear();
+        p.maximum.clear();
+        p.step.clear();
+      }
+      const std::string longFlag = SlicerLongFlag(longName);
+      if (!option->check_lname(longFlag))
+        throw std::logic_error("Slicer description of " + app.get_name() + ": --" + longFlag + " is no name of --" +
+                               longName + " (another option has it)");
       std::string tag = "<" + p.type;
       if (p.type == "image" && !p.imageType.empty())
         tag += " type=\"" + p.imageType + "\"";
@@ -235,15 +326,11 @@ SlicerXml(const CLI::App & app, const std::string & version)
       x << "      <name>" << SlicerName(longName) << "</name>\n";
       if (!option->get_snames().empty())
         x << "      <flag>" << option->get_snames().front() << "</flag>\n";
-      x << "      <longflag>" << XmlEscaped(longName) << "</longflag>\n";
+      x << "      <longflag>" << longFlag << "</longflag>\n";
       x << "      <label>" << XmlEscaped(SlicerLabel(longName)) << "</label>\n";
-      std::string description = option->get_description();
       if (option->get_required())
         description += " (required)";
       x << "      <description>" << XmlEscaped(description) << "</description>\n";
-      std::string defaultValue = p.defaultValue.empty() ? option->get_default_str() : p.defaultValue;
-      if (p.type == "boolean")
-        defaultValue = "false";
       if (!defaultValue.empty())
         x << "      <default>" << XmlEscaped(defaultValue) << "</default>\n";
       if (!p.channel.empty())

@@ -435,25 +435,33 @@ add_test(NAME apps.installed_package
           ${CMAKE_COMMAND} ${CMAKE_GENERATOR} ${CMAKE_CXX_COMPILER} ${cbct_app_work}/bad_input)
 set_tests_properties(apps.installed_package PROPERTIES FIXTURES_REQUIRED cbct_bad_input TIMEOUT 600)
 
-# 3D Slicer command-line modules (slicer/README.md): --xml is an Execution Model description that
-# names every option of --help; --returnparameterfile and progress in Slicer's form.
+# 3D Slicer command-line modules (slicer/README.md), every app of cbct_apps: --xml follows the rules of
+# Slicer's parser and names every option of --help (slicer_xml); then the app runs as Slicer runs it,
+# from its XML alone, on a small case, and its output is checked (slicer_run; with CUDA, also with the
+# hardware parameter set to cuda where a device is present; cbct-view under xvfb-run or a DISPLAY).
 find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)
+  find_program(CBCT_XVFB_RUN xvfb-run)
+  set(cbct_slicer_run_options --xvfb "${CBCT_XVFB_RUN}")
+  if(CBCT_USE_CUDA)
+    list(APPEND cbct_slicer_run_options --cuda)
+  endif()
   foreach(app IN LISTS cbct_apps)
     add_test(NAME apps.${app}.slicer_xml
       COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py xml $<TARGET_FILE:${app}>)
+    add_test(NAME apps.${app}.slicer_run
+      COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py run $<TARGET_FILE:${app}> ${cbct_bin}
+              ${cbct_app_work}/slicer_run/${app} ${cbct_slicer_run_options})
+    set_tests_properties(apps.${app}.slicer_xml PROPERTIES LABELS slicer)
+    set_tests_properties(apps.${app}.slicer_run PROPERTIES LABELS slicer TIMEOUT 300 SKIP_RETURN_CODE 77)
   endforeach()
-  add_test(NAME apps.slicer_run
-    COMMAND ${CBCT_BASH} ${cbct_app_tests}/slicer_run.sh ${cbct_bin} ${cbct_app_work}/slicer_run
-            ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py)
-  set_tests_properties(apps.slicer_run PROPERTIES TIMEOUT 300)
   # Pictures: scripts/plot-bench.py and scripts/plot-profile.py (PNG with matplotlib, else a message).
   add_test(NAME apps.plots
     COMMAND ${CBCT_BASH} ${cbct_app_tests}/plot_check.sh ${cbct_bin} ${cbct_app_work}/plots ${Python3_EXECUTABLE}
             ${PROJECT_SOURCE_DIR}/scripts)
   set_tests_properties(apps.plots PROPERTIES TIMEOUT 300)
 else()
-  message(STATUS "No Python 3: the apps' Slicer tests (apps.*.slicer_xml, apps.slicer_run) are not added")
+  message(STATUS "No Python 3: the apps' Slicer tests (apps.*.slicer_xml, apps.*.slicer_run) are not added")
 endif()
 
 # cbct-view (built with VTK): an offscreen screenshot of a ramp volume, checked pixel by pixel.
