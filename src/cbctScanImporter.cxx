@@ -1,6 +1,7 @@
 #include "cbctScanImporter.h"
 
 #include "cbctImageFileContents.h"
+#include "cbctVarianScan.h"
 
 #include <itkImageIOFactory.h>
 #include <itkMultiThreaderBase.h>
@@ -288,7 +289,13 @@ ScanImporter::Vendors()
 {
   // In the order of detection (see the class documentation); each vendor's entry joins the table
   // when its reader is part of the library.
-  static const std::vector<Vendor> vendors{};
+  static const std::vector<Vendor> vendors{
+    { "varian",
+      "Varian TrueBeam/ProBeam/Halcyon (Scan.xml + XIM) and OBI (ProjectionInfo.xml + HND)",
+      "a folder with Scan.xml, ProjectionInfo.xml or Proj_*.xim / Proj_*.hnd files, or one .xim / .hnd file",
+      [](const std::string & path) { return VarianScan::Recognizes(path); },
+      [](const std::string & path) -> ScannerScan::Pointer { return VarianScan::Open(path).GetPointer(); } },
+  };
   return vendors;
 }
 
@@ -336,7 +343,7 @@ ScanImporter::Open(const std::string & path, const std::string & format, const s
         looked += "; " + vendor.name + " (" + vendor.description + "): " + vendor.looksFor;
       Fail("no scanner scan recognised in " + path + ". Looked for" +
            (looked.empty() ? std::string(" nothing: no vendor reader is built in") : looked.substr(1)) +
-           (vendors.empty() ? std::string() : ". Give the format to force one reader and see what it misses"));
+           (vendors.empty() ? std::string() : ". A format given by name skips the detection, and its reader says what is missing"));
     }
   }
   ScannerScan::Pointer scan;

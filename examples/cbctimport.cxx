@@ -1,0 +1,294 @@
+// cbct-import: reads a vendor's scan (Varian, Elekta, Nikon, Bruker: a folder or files) and writes its
+// projections, as line integrals or as the raw readings, and its geometry in RTK's XML.
+#include "cbctAppSupport.h"
+#include "cbctDisplacedDetectorCoverage.h"
+#include "cbctScanImporter.h"
+#include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
+
+#include <itkImageFileWriter.h>
+#include <itksys/Directory.hxx>
+
+#include <iomanip>
+#include <limits>
+
+namespace
+{
+using namespace cbct::apps;
+
+struct Options
+{
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string geometry;
+  std::string format;
+  bool raw = false;
+  bool verbose = false;
+  int threads = 0;
+};
+
+constexpr double DegreesPerRadian = 180. / 3.14159265358979323846;
+
+/** The vendor names of --format, as "varian, elekta, ...". */
+std::string
+FormatNames()
+{
+  std::string names;
+  for (const auto & vendor : cbct::ScanImporter::Vendors())
+    names += (names.empty() ? "" : ", ") + vendor.name;
+  return names.empty() ? std::string("none: this build reads no vendor's scans") : names;
+}
+
+/** Every file under `directory` (sub-folders included, a few levels deep): none may be replaced by an
+ * output (a scan folder holds calibration and geometry files beside its projections). */
+void
+AddFilesUnder(const std::string & directory, std::vector<InputOption> & inputs, int depth = 0)
+{
+  itksys::Directory listing;
+  if (depth > 4 || !listing.Load(directory))
+    return;
+  for (unsigned long i = 0; i < listing.GetNumberOfFiles(); ++i)
+  {
+    const std::string name = listing.GetFile(i);
+    if (name == "." || name == "..")
+      continue;
+    const std::string path = directory + "/" + name;
+    if (itksys::SystemTools::FileIsDirectory(path))
+      AddFilesUnder(path, inputs, depth + 1);
+    else
+      inputs.push_back({ "INPUT", path, false });
+  }
+}
+
+/** Checks the options before any scan is opened. */
+void
+Validate(Options & o)
+{
+  ApplyThreads(o.threads);
+  if (o.inputs.empty())
+    throw Error("no input: give a scan folder or file (cbct-import INPUT -o projections.mha -g geometry.xml)");
+  for (const std::string & input : o.inputs)
+    if (input.empty() || !itksys::SystemTools::FileExists(input))
+      Bad("INPUT", Quoted(input), "an existing scan folder or file");
+  if (o.inputs.size() > 1)
+    Bad("INPUT", std::to_string(o.inputs.size()) + " paths", "one scan folder or file");
+  if (!o.format.empty())
+  {
+    bool known = false;
+    for (const auto & vendor : cbct::ScanImporter::Vendors())
+      known = known || vendor.name == itksys::SystemTools::LowerCase(o.format);
+    if (!known)
+      Bad("--format", Quoted(o.format), "one of " + FormatNames());
+  }
+  CheckImageOutput("--output", o.output);
+  CheckOutputDirectory("--geometry", o.geometry);
+}
+
+/** Refuses outputs that are one of the scan's files (its projections, or any file of its folder). */
+void
+CheckOutputs(const Options & o, const cbct::ScannerScan * scan)
+{
+  std::vector<InputOption> inputs;
+  for (const std::string & input : o.inputs)
+  {
+    if (itksys::SystemTools::FileIsDirectory(input))
+      AddFilesUnder(input, inputs);
+    else
+      inputs.push_back({ "INPUT", input, false });
+  }
+  for (const std::string & file : scan->ProjectionFiles())
+    inputs.push_back({ "INPUT", file, false });
+  CheckOutputsAreNotInputs({ { "--output", o.output }, { "--geometry", o.geometry } }, inputs);
+}
+
+std::string
+Fixed(double value, int digits = 1)
+{
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(digits) << value;
+  return text.str();
+}
+
+/** What was found: the format, the projections and the angles they cover, the detector, half fan
+ * or not. */
+void
+PrintSummary(const cbct::ScannerScan * scan, const itk::ImageBase<3> * stack, const std::string & input)
+{
+  const auto geometry = scan->Geometry();
+  const unsigned int count = geometry->GetNumberOfProjections();
+  std::cout << "cbct-import: " << scan->Format() << " from " << input << std::endl;
+
+  // Angles: first and last gantry angle, the arc the source covers, and the way it turns (the sum of
+  // the steps between successive source azimuths, each taken the short way round).
+  const double pi = 3.14159265358979323846;
+  double turned = 0.;
+  for (unsigned int k = 1; k < count; ++k)
+  {
+    double step = geometry->GetSourceAzimuth(k) - geometry->GetSourceAzimuth(k - 1);
+    step = std::remainder(step, 2. * pi);
+    turned += step;
+  }
+  std::cout << "cbct-import: " << count << " projection" << (count == 1 ? "" : "s") << ", gantry angles "
+            << Fixed(geometry->GetGantryAngle(0) * DegreesPerRadian) << " to "
+            << Fixed(geometry->GetGantryAngle(count - 1) * DegreesPerRadian) << " deg, arc "
+            << Fixed(geometry->GetAngularRange() * DegreesPerRadian) << " deg";
+  if (count > 1)
+    std::cout << ", " << (turned >= 0. ? "increasing" : "decreasing") << " angles (turned "
+              << Fixed(turned * DegreesPerRadian) << " deg in all)";
+  std::cout << std::endl;
+
+  const auto size = stack->GetLargestPossibleRegion().GetSize();
+  const auto spacing = stack->GetSpacing();
+  const auto origin = stack->GetOrigin();
+  std::cout << "cbct-import: detector " << size[0] << " x " << size[1] << " pixels of " << spacing[0] << " x "
+            << spacing[1] << " mm (" << Fixed(size[0] * spacing[0]) << " x " << Fixed(size[1] * spacing[1])
+            << " mm), first pixel at (" << Fixed(origin[0], 3) << ", " << Fixed(origin[1], 3) << ") mm" << std::endl;
+
+  // Half fan: the rotation axis seen near one edge of the detector (its reach at the axis on each side,
+  // from the projection offsets, distances and the detector's extent: DisplacedDetectorCoverage).
+  const cbct::DisplacedDetectorCoverage coverage(geometry, stack, std::numeric_limits<double>::infinity());
+  const double near = std::min(coverage.Negative(), coverage.Positive());
+  const double far = std::max(coverage.Negative(), coverage.Positive());
+  double offsetMin = std::numeric_limits<double>::infinity(), offsetMax = -offsetMin;
+  for (unsigned int k = 0; k < count; ++k)
+    if (geometry->HasParameters(k))
+    {
+      offsetMin = std::min(offsetMin, geometry->GetParameters(k).projectionOffsetX);
+      offsetMax = std::max(offsetMax, geometry->GetParameters(k).projectionOffsetX);
+    }
+  std::string offsets;
+  if (offsetMin <= offsetMax)
+    offsets = ", projection offset X " +
+              (offsetMax - offsetMin < 0.05 ? Fixed(offsetMin) : Fixed(offsetMin) + " to " + Fixed(offsetMax)) +
+              " mm against a detector half-width of " + Fixed(size[0] * spacing[0] / 2.) + " mm";
+  const bool halfFan = near < 0.5 * far;
+  std::cout << "cbct-import: " << (halfFan ? "half fan (offset detector)" : "full fan") << ": the detector reaches "
+            << Fixed(near) << " mm and " << Fixed(far) << " mm from the rotation axis on its two sides (at the axis)"
+            << offsets << std::endl;
+}
+
+/** Writes an image into the AtomicOutput `output`'s temporary place and checks it complete. */
+template <typename TImage>
+void
+WriteTemporaryImage(const TImage * image, const std::string & temporary)
+{
+  auto writer = itk::ImageFileWriter<TImage>::New();
+  writer->SetFileName(temporary);
+  writer->SetInput(image);
+  writer->Update();
+  cbct::ImageFileContents::Inspect(temporary).CheckComplete();
+}
+
+int
+Import(Options & o)
+{
+  Validate(o);
+  Stopwatch clock;
+  cbct::ScannerScan::Pointer scan;
+  try
+  {
+    scan = cbct::ScanImporter::Open(o.inputs.front(), o.format);
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("INPUT " + o.inputs.front() + ": " + WithoutItkPrefix(e.GetDescription()) +
+                (o.format.empty() ? " (--format: one of " + FormatNames() + ")" : ""));
+  }
+  CheckOutputs(o, scan);
+  const double openSeconds = clock.Seconds();
+
+  clock.Restart();
+  cbct::ScannerScan::ProjectionsType::Pointer lineIntegrals;
+  cbct::ScanImporter::RawProjections raw;
+  try
+  {
+    if (o.raw)
+      raw = cbct::ScanImporter::ReadRaw(scan);
+    else
+      lineIntegrals = cbct::ScanImporter::ReadLineIntegrals(scan);
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("INPUT " + o.inputs.front() + ": " + WithoutItkPrefix(e.GetDescription()));
+  }
+  const double readSeconds = clock.Seconds();
+  const itk::ImageBase<3> * stack = o.raw ? raw.image.GetPointer() : lineIntegrals.GetPointer();
+  if (!o.raw)
+  {
+    const NonFiniteValues nonFinite = FindNonFinite(lineIntegrals.GetPointer());
+    if (nonFinite.Count() > 0)
+      throw Error("INPUT " + o.inputs.front() + ": the line integrals of the " + scan->Format() + " reader hold " +
+                  nonFinite.Describe("pixel (u, v, projection)") + "; expected finite values (use --raw to see the readings)");
+  }
+
+  PrintSummary(scan, stack, o.inputs.front());
+  if (o.verbose)
+    for (const std::string & line : scan->Log())
+      std::cout << "cbct-import: log: " << line << std::endl;
+
+  // Both outputs written beside their places, then moved into place together: a failure leaves neither.
+  clock.Restart();
+  try
+  {
+    cbct::AtomicOutput projections(o.output);
+    projections.SetProtectedFiles(InputFiles());
+    if (o.raw)
+      cbct::ScanImporter::VisitRaw(raw, [&](auto * image) { WriteTemporaryImage(image, projections.TemporaryPath()); });
+    else
+      WriteTemporaryImage(lineIntegrals.GetPointer(), projections.TemporaryPath());
+    cbct::AtomicOutput geometry(o.geometry);
+    geometry.SetProtectedFiles(InputFiles());
+    auto writer = cbct::ThreeDCircularProjectionGeometryXMLFileWriter::New();
+    writer->SetFilename(geometry.TemporaryPath());
+    writer->SetObject(scan->Geometry());
+    writer->WriteFile();
+    projections.Commit();
+    geometry.Commit();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("--output " + o.output + " and --geometry " + o.geometry + ": could not write the files (" +
+                OneLine(WithoutItkPrefix(e.GetDescription())) + ")");
+  }
+  const double writeSeconds = clock.Seconds();
+  const auto count = stack->GetLargestPossibleRegion().GetSize(2);
+  std::cout << "cbct-import: wrote " << o.output << " ("
+            << (o.raw ? "raw readings, " + itk::ImageIOBase::GetComponentTypeAsString(raw.componentType)
+                      : std::string("line integrals, float"))
+            << ") and " << o.geometry << std::endl;
+  if (o.verbose)
+    std::cout << "cbct-import: opened in " << FormatSeconds(openSeconds) << ", read " << count << " projections in "
+              << FormatSeconds(readSeconds) << " (" << Fixed(count / std::max(readSeconds, 1e-9), 0)
+              << " per second), wrote in " << FormatSeconds(writeSeconds) << std::endl;
+  return 0;
+}
+} // namespace
+
+int
+main(int argc, char ** argv)
+{
+  Options o;
+  CLI::App app{ "Reads a scanner's scan (Varian TrueBeam/ProBeam XIM + Scan.xml or OBI HND + ProjectionInfo.xml, Elekta "
+                "XVI HIS + _Frames.xml or FRAME.DBF, Nikon .xtekct + TIFF, Bruker SkyScan .log + TIFF: a folder or a "
+                "file, the vendor detected from its contents or forced with --format) and writes its projections as "
+                "line integrals (the vendor's air, flood and dark calibration applied; --raw: the readings as stored, in "
+                "their integer type) and its geometry as RTK's XML. Prints what it found: the format, the projections, "
+                "the angles covered, the detector, half fan or not; --verbose adds every conversion made.",
+                "cbct-import" };
+  app.add_option("input,--input", o.inputs, "The scan: its folder, or its file (e.g. a .xtekct, a _Frames.xml, a lone .xim)");
+  app.add_option("-o,--output", o.output, "Output projections (.mha, .nrrd, .nii, .tif, ...)")->required();
+  app.add_option("-g,--geometry", o.geometry, "Output geometry file (RTK ThreeDCircularGeometry XML)")->required();
+  app.add_flag("--raw", o.raw, "Write the detector readings as stored, in their integer type, instead of line integrals");
+  app.add_option("--format", o.format, "Read the scan as this vendor's (skips the detection): " + FormatNames());
+  app.add_flag("-v,--verbose", o.verbose, "Print every conversion made and every vendor field used, and the times");
+  AddCommonOptions(app, o.threads);
+  std::map<std::string, SlicerParameter> slicer{
+    { "--input", SlicerIo("directory", "input", "Input") },
+    { "--output", SlicerIo("image", "output", "Output") },
+    { "--geometry", SlicerIo("file", "output", "Output", ".xml") },
+    { "--raw", SlicerIn("Output") },
+    { "--format", SlicerIn("Input") },
+    { "--verbose", SlicerIn("Advanced") },
+  };
+  DescribeForSlicer("CBCT Import Scanner Data", slicer);
+  return Run(app, argc, argv, [&] { return Import(o); });
+}
