@@ -380,6 +380,7 @@ LoadProjectionRows(const TOptions & o, const std::vector<std::string> & files, c
                    itk::IndexValueType firstRow, itk::SizeValueType rowCount, const std::string & name,
                    std::ostream * log)
 {
+  LogCentredDetector(log, name, o, files, raw);
   if (!o.preprocessing.settings.DoesNothing())
     return LoadPreprocessedRows<TImage>(o, files, raw, firstRow, rowCount, name, log);
   auto information = TImage::New();
@@ -399,8 +400,13 @@ LoadProjections(TOptions & o, const ProjectionInputs & inputs, const std::string
 {
   SetProjectionKind(o.preprocessing, ProjectionFilesHoldIntegers(inputs.files, inputs.option));
   if (o.preprocessing.settings.DoesNothing())
-    return ReadProjections<TImage>(o, inputs);
+  {
+    typename TImage::Pointer stack = ReadProjections<TImage>(o, inputs);
+    LogCentredDetector(log, name, o, inputs.files, stack.GetPointer());
+    return stack;
+  }
   const PreprocessingImage::Pointer raw = ReadProjections<PreprocessingImage>(o, inputs);
+  LogCentredDetector(log, name, o, inputs.files, raw.GetPointer());
   return PreprocessRows<TImage>(o, raw.GetPointer(), 0, 0, name, log,
                                 [&](const itk::ImageRegion<3> &) { return raw; });
 }

@@ -11,7 +11,8 @@
 // Every projection file is inspected before any pixel is read (InspectProjections(): a file cut
 // short, of another size or not scalar is refused), then read on a canonical grid (a negative
 // spacing or flipped axes are the same detector) and checked for NaN and infinities, which are an
-// error unless --replace-nonfinite VALUE replaces them.
+// error unless --replace-nonfinite VALUE replaces them. A detector from files of a format without an
+// origin (TIFF, PNG, ...) is centred unless --new-origin places it (CentreDetectorWithoutOrigin()).
 #include "cbctAppSupport.h"
 #include "cbctMemoryCheck.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileReader.h"
@@ -151,11 +152,83 @@ InspectProjections(const TOptions & o)
   return inputs;
 }
 
+/** Whether files of `format` (ImageFileContents::Format(): ITK's ImageIO without "ImageIO") have no
+ * place for an origin, so that ITK's reader gives every image (0, 0, 0): TIFF (and LSM, built on
+ * it), PNG, JPEG, BMP, BioRad and headerless raw data. Decided per format, not from a zero origin,
+ * since a MetaImage, NRRD or NIfTI file may well put its first pixel at (0, 0) on purpose. */
+inline bool
+FormatCarriesNoOrigin(const std::string & format)
+{
+  for (const char * name : { "TIFF", "LSM", "PNG", "JPEG", "BMP", "BioRad", "Raw" })
+    if (format == name)
+      return true;
+  return false;
+}
+
+/** When no origin was given (--new-origin) and none of the projection files (inspected already)
+ * carries one (FormatCarriesNoOrigin()), their formats ("TIFF", "TIFF, PNG"); otherwise empty. */
+template <typename TOptions>
+std::string
+FormatsWithoutDetectorOrigin(const TOptions & o, const std::vector<std::string> & files)
+{
+  if (!o.projectionOrigin.empty() || files.empty())
+    return {};
+  const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
+  std::string formats;
+  for (const std::string & file : files)
+  {
+    const std::string & format = InspectImage(option, file).Format();
+    if (!FormatCarriesNoOrigin(format))
+      return {};
+    if ((", " + formats + ", ").find(", " + format + ", ") == std::string::npos)
+      formats += (formats.empty() ? "" : ", ") + format;
+  }
+  return formats;
+}
+
+/** A detector read from files without an origin (FormatsWithoutDetectorOrigin()) is centred on u and
+ * v: origin -(N - 1) / 2 x spacing, as cbct-simulate writes it and as RTK's readers of vendor formats
+ * place theirs, so that the rotation axis projects onto the detector's centre rather than onto its
+ * first pixel (ITK's (0, 0)); a detector off centre is given by --new-origin. `stack` has its final
+ * spacing (--new-spacing applied). Returns the formats, empty when nothing was changed. */
+template <typename TImage, typename TOptions>
+std::string
+CentreDetectorWithoutOrigin(const TOptions & o, const std::vector<std::string> & files, TImage * stack)
+{
+  const std::string formats = FormatsWithoutDetectorOrigin(o, files);
+  if (formats.empty())
+    return formats;
+  auto origin = stack->GetOrigin();
+  const auto & region = stack->GetLargestPossibleRegion();
+  for (unsigned int d = 0; d < 2; ++d)
+    origin[d] = -(static_cast<double>(region.GetIndex(d)) + 0.5 * (static_cast<double>(region.GetSize(d)) - 1.)) *
+                stack->GetSpacing()[d];
+  stack->SetOrigin(origin);
+  return formats;
+}
+
+/** With --verbose (`log` not null), says that the detector of `stack` was centred because its files
+ * carry no origin (CentreDetectorWithoutOrigin()), and where its first pixel now is. */
+template <typename TImage, typename TOptions>
+void
+LogCentredDetector(std::ostream * log, const std::string & name, const TOptions & o,
+                   const std::vector<std::string> & files, const TImage * stack)
+{
+  const std::string formats = log ? FormatsWithoutDetectorOrigin(o, files) : std::string();
+  if (formats.empty())
+    return;
+  *log << name << ": the projection files (" << formats
+       << ") carry no detector origin: the detector is centred on the rotation axis, its first pixel at ("
+       << stack->GetOrigin()[0] << ", " << stack->GetOrigin()[1] << ") mm (--new-origin U,V places it elsewhere)"
+       << std::endl;
+}
+
 /** Reads the projection files and stacks them along the third axis (a 2D file is one projection, a
  * 3D file as many as its slices). The stack's third axis is the projection index: spacing 1, origin 0.
  * (itk::ImageSeriesReader makes every file one slice, so it cannot stack files of several projections.)
  * Each file is put on a canonical grid (cbct::CanonicalGrid) and checked for non-finite values:
- * an error naming the file, unless --replace-nonfinite gave a value to put in their place. */
+ * an error naming the file, unless --replace-nonfinite gave a value to put in their place. Files
+ * without an origin give a centred detector (CentreDetectorWithoutOrigin()). */
 template <typename TImage, typename TOptions>
 typename TImage::Pointer
 ReadProjections(const TOptions & o, const ProjectionInputs & inputs)
@@ -242,6 +315,7 @@ ReadProjections(const TOptions & o, const ProjectionInputs & inputs)
     region.SetIndex(2, 0);
     stack->SetRegions(region);
   }
+  CentreDetectorWithoutOrigin(o, files, stack.GetPointer()); // files without an origin (TIFF, PNG, ...)
   return stack;
 }
 

@@ -17,7 +17,8 @@ namespace cbct::apps
 
 /** The projection stack the files of --projections or --path/--regexp make, without its pixels:
  * largest possible region, spacing and origin (with --new-spacing/--new-origin), direction; the
- * third axis indexes projections (spacing 1, origin 0). Reads the headers only. Refuses a detector
+ * third axis indexes projections (spacing 1, origin 0); files without an origin give a centred
+ * detector (CentreDetectorWithoutOrigin()). Reads the headers only. Refuses a detector
  * whose spacing is negative or whose direction is not the identity (ReadProjections() would turn it
  * onto a canonical grid; a band of rows read alone cannot be). */
 template <typename TImage, typename TOptions>
@@ -82,6 +83,7 @@ ProjectionStackInformation(const TOptions & o, std::vector<std::string> & files)
     origin[d] = o.projectionOrigin[d];
   stack->SetSpacing(spacing);
   stack->SetOrigin(origin);
+  CentreDetectorWithoutOrigin(o, files, stack.GetPointer()); // as ReadProjections() does
   return stack;
 }
 

@@ -456,7 +456,8 @@ main(int argc, char ** argv)
   AddListOption(app, "--new-spacing,--newspacing", o.newSpacing,
                 "Replace the projections' pixel spacing (mm): s or U,V (for formats without it, e.g. TIFF)");
   AddListOption(app, "--new-origin,--neworigin", o.newOrigin,
-                "Replace the projections' origin (mm): U,V, the centre of the first pixel (for formats without it, e.g. TIFF)");
+                "Replace the projections' origin (mm): U,V, the centre of the first pixel (default: the files' "
+                "origin; for formats without one, e.g. TIFF or PNG, the detector centred: -(N-1)/2 * spacing)");
   AddNonFiniteOption(app, o.replaceNonFinite);
   std::map<std::string, SlicerParameter> slicer;
   AddPreprocessingOptions(app, o.preprocessing, slicer);

@@ -19,6 +19,10 @@ set_tests_properties(apps.end_to_end PROPERTIES TIMEOUT 300)
 add_test(NAME apps.fdk_geometry
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/fdk_geometry.sh ${cbct_bin} ${cbct_app_work}/fdk_geometry)
 set_tests_properties(apps.fdk_geometry PROPERTIES TIMEOUT 300)
+# A TIFF stack (no origin in the format): the detector centred, --verbose says so, --new-origin still wins.
+add_test(NAME apps.detector_origin
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/detector_origin.sh ${cbct_bin} ${cbct_app_work}/detector_origin)
+set_tests_properties(apps.detector_origin PROPERTIES TIMEOUT 300)
 
 # cbct-simulate --emission -> cbct-osem with and without the attenuation and blur models -> compare, and
 # cbct-forward --fp emission.
