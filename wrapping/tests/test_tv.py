@@ -50,8 +50,8 @@ def test_same_as_apps_bit_for_bit(work, scan):
     _run(_app("cbct-asdpocs"), "-g", xml, "--projections", mha, "-o", f"{work}/asd.mha", *grid, "--nprojpersubset", 5,
          "--lambda", 0.8, "--alpha", 0.01, "--tviter", 10, "--tv-epsilon", 0.01)
     expected, expected_spacing, expected_origin = read_mha(f"{work}/asd.mha")
-    volume = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=3, projections_per_subset=5, lambda_=0.8, alpha=0.01,
-                           tv_iterations=10, tv_epsilon=0.01, hardware="cpu")
+    volume = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=3, projections_per_subset=5, lambda_=0.8,
+                           alpha=0.01, tv_iterations=10, tv_epsilon=0.01, hardware="cpu")
     assert volume.array.dtype == np.float32 and volume.array.shape == expected.shape == (VOXELS,) * 3
     assert np.allclose(volume.spacing, expected_spacing) and np.allclose(volume.origin, expected_origin)
     assert np.array_equal(volume.array, expected), np.abs(volume.array - expected).max()
@@ -60,7 +60,8 @@ def test_same_as_apps_bit_for_bit(work, scan):
     _run(_app("cbct-admmtv"), "-g", xml, "--projections", mha, "-o", f"{work}/admm.mha", *grid, "--alpha", 50, "--beta",
          500, "--CGiter", 2)
     expected, _, _ = read_mha(f"{work}/admm.mha")
-    volume = cbct.admm_tv(projections, geometry, VOXELS, VOXEL, iterations=3, alpha=50, beta=500, cg_iterations=2, hardware="cpu")
+    volume = cbct.admm_tv(projections, geometry, VOXELS, VOXEL, iterations=3, alpha=50, beta=500, cg_iterations=2,
+                          hardware="cpu")
     assert np.array_equal(volume.array, expected), np.abs(volume.array - expected).max()
 
 
@@ -70,9 +71,10 @@ def test_reconstruct_the_phantom(scan):
     centre = slice(VOXELS // 4, 3 * VOXELS // 4)
     empty = np.abs(truth.array[:, centre, :]).mean()
     for volume in (
-        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=4, projections_per_subset=5, lambda_=0.8, alpha=0.01,
-                      hardware="cpu"),
-        cbct.admm_tv(projections, geometry, VOXELS, VOXEL, iterations=4, alpha=50, beta=500, cg_iterations=3, hardware="cpu"),
+        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=4, projections_per_subset=5, lambda_=0.8,
+                      alpha=0.01, hardware="cpu"),
+        cbct.admm_tv(projections, geometry, VOXELS, VOXEL, iterations=4, alpha=50, beta=500, cg_iterations=3,
+                     hardware="cpu"),
     ):
         error = np.abs(volume.array[:, centre, :] - truth.array[:, centre, :]).mean()
         assert np.isfinite(error) and error < 0.3 * empty, (error, empty)
@@ -80,8 +82,10 @@ def test_reconstruct_the_phantom(scan):
 
 def test_initial_volume_continues(scan):
     geometry, projections = scan
-    two = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=2, projections_per_subset=5, alpha=0.0, hardware="cpu")
-    one = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=1, projections_per_subset=5, alpha=0.0, hardware="cpu")
+    two = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=2, projections_per_subset=5, alpha=0.0,
+                        hardware="cpu")
+    one = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=1, projections_per_subset=5, alpha=0.0,
+                        hardware="cpu")
     # With alpha 0 (no TV steps) and no lambda reduction each iteration is one OS-SART pass, so one pass
     # from the result of one is two passes.
     one = cbct.asd_pocs(projections, geometry, initial=one, iterations=1, projections_per_subset=5, alpha=0.0,
@@ -132,7 +136,8 @@ def test_bad_arguments(scan):
 def test_progress_stop_and_gil(scan):
     geometry, projections = scan
     seen = []
-    cbct.admm_tv(projections, geometry, VOXELS, VOXEL, iterations=4, cg_iterations=1, hardware="cpu", progress=seen.append)
+    cbct.admm_tv(projections, geometry, VOXELS, VOXEL, iterations=4, cg_iterations=1, hardware="cpu",
+                 progress=seen.append)
     assert seen and all(0 <= a < b <= 1 for a, b in zip(seen, seen[1:])), seen
     assert seen[-1] == pytest.approx(1.0)
 
@@ -144,7 +149,8 @@ def test_progress_stop_and_gil(scan):
             raise Stop("stopped at %.2f" % fraction)
 
     with pytest.raises(Stop, match="stopped at 0.50"):
-        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=4, projections_per_subset=5, hardware="cpu", progress=stop)
+        cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=4, projections_per_subset=5, hardware="cpu",
+                      progress=stop)
 
     # Another Python thread keeps running while the reconstruction holds no GIL.
     ticks = []

@@ -180,7 +180,9 @@ class Image:
     spacing: Tuple[float, float, float]
     origin: Tuple[float, float, float]
 
-    def __init__(self, array: ArrayLike, spacing: VoxelSpacing = (1.0, 1.0, 1.0), origin: Point3 = (0.0, 0.0, 0.0)) -> None:
+    def __init__(
+        self, array: ArrayLike, spacing: VoxelSpacing = (1.0, 1.0, 1.0), origin: Point3 = (0.0, 0.0, 0.0)
+    ) -> None:
         self.array = as_float32(array, "array")
         self.spacing = _numbers(spacing, "spacing", 3, "a spacing > 0 in mm, or 3 of them (x, y, z)", positive=True)
         self.origin = _numbers(origin, "origin", 3, "3 coordinates (x, y, z) in mm")
@@ -198,7 +200,10 @@ class Image:
         array = self.array
         if dtype is not None and np.dtype(dtype) != array.dtype:
             if copy is False:
-                raise ValueError(f"numpy.asarray(..., dtype={np.dtype(dtype)}, copy=False): the image is float32; converting needs a copy")
+                raise ValueError(
+                    f"numpy.asarray(..., dtype={np.dtype(dtype)}, copy=False): the image is float32; converting "
+                    "needs a copy"
+                )
             return array.astype(dtype)
         return array.copy() if copy else array
 
@@ -251,20 +256,39 @@ class Image:
 
 
 class Projections(Image):
-    """A projection stack of line integrals: array (projection, v, u) float32, one slice per
-    projection of a :class:`Geometry`; spacing (su, sv, 1) and origin (u0, v0, 0) in mm, the
-    detector's pixel size and the centre of its first pixel (u: columns, v: rows), then the
-    projection index. ``numpy.asarray(projections)`` is the (projection, v, u) array, no copy.
-    ``info``: what made them, where a function says (:func:`preprocess`)."""
+    """A projection stack of line integrals, one slice per projection of a :class:`Geometry`.
+
+    ``numpy.asarray(projections)`` is the (projection, v, u) array, no copy. ``info``: what made
+    them, where a function says (:func:`preprocess`).
+
+    Parameters
+    ----------
+    array : array_like, 3 dimensions (projection, v, u)
+        The pixels (u: the detector's columns, v: its rows), converted as :class:`Image` says.
+    spacing : (su, sv, 1)
+        The detector's pixel size in mm, then 1 for the projection index.
+    origin : (u0, v0, 0)
+        The centre of the detector's first pixel in mm, then 0.
+    """
 
     info: Dict[str, Any]
 
 
 class Volume(Image):
-    """A volume in world mm: array (z, y, x) float32, y the rotation axis; spacing (sx, sy, sz) and
-    origin (x, y, z) of the first voxel's centre in mm. ``info`` holds what made it (for :func:`fdk`:
-    hardware and the time of each stage in seconds). ``numpy.asarray(volume)`` is the (z, y, x)
-    array, no copy."""
+    """A volume in world mm, y the rotation axis. ``numpy.asarray(volume)`` is the (z, y, x) array,
+    no copy.
+
+    Parameters
+    ----------
+    array : array_like, 3 dimensions (z, y, x)
+        The voxels, converted as :class:`Image` says.
+    spacing : float or (sx, sy, sz)
+        The voxel size in mm, (x, y, z) order.
+    origin : (x, y, z)
+        The centre of the first voxel in world mm.
+    info : dict, optional
+        What made it (for :func:`fdk`: the hardware and each stage's seconds), kept as ``info``.
+    """
 
     info: Dict[str, Any]
 

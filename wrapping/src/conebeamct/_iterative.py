@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import numpy as np
 
 from . import _conebeamct
-from ._conventions import BackprojectorName, DeviceHardware, Point3, Progress, ProjectorName, VolumeShape, VoxelSpacing, documented
+from ._conventions import (
+    BackprojectorName,
+    DeviceHardware,
+    Point3,
+    Progress,
+    ProjectorName,
+    VolumeShape,
+    VoxelSpacing,
+    documented,
+)
 from ._projectors import _BACKPROJECTORS, _PROJECTORS, _choice
 
 if TYPE_CHECKING:
