@@ -44,8 +44,10 @@ namespace cbct
  *   - ProjectionOffsetY = 10 * KVDetectorLng (mm); 0 when absent.
  *   - Detector spacing = 10 * PixelWidth, 10 * PixelHeight (mm); the grid is centred on (0, 0).
  * OBI, per HND (RTK's rtkVarianObiGeometryReader where ProjectionInfo.xml has the calibrated values):
- *   - SourceToIsocenterDistance = CalibratedSAD (ProjectionInfo.xml, mm), else 10 * dSAD (HND, cm).
- *   - SourceToDetectorDistance  = CalibratedSID (ProjectionInfo.xml, mm), else 10 * dSFD (HND, cm).
+ *   - SourceToIsocenterDistance = CalibratedSAD (ProjectionInfo.xml, mm), else dSAD (HND, mm: the
+ *     source-axis distance, 1000 on an OBI, as plastimatch's HND reader uses it).
+ *   - SourceToDetectorDistance  = CalibratedSID (ProjectionInfo.xml, mm), else dSFD (HND, mm: the
+ *     source-film distance). The IDU positions dIDUPos* are in cm, as XIM's KVDetector*.
  *   - GantryAngle = dCTProjectionAngle (degrees, used as is, as RTK does): the direction of rotation
  *     is the order of the angles (logged).
  *   - ProjectionOffsetX = CalibratedDetectorOffsetX (mm, 0 when absent) + the lateral shift when

@@ -467,8 +467,8 @@ VarianScan::FromHndHeader(const itk::MetaDataDictionary & header, const std::str
   r.file = file;
   const double sad = SettingNumber(projectionInfo, "CalibratedSAD", "ProjectionInfo.xml");
   const double sid = SettingNumber(projectionInfo, "CalibratedSID", "ProjectionInfo.xml");
-  r.sourceToIsocenterDistance = std::isfinite(sad) ? sad : 10. * Number(header, "dSAD", file);
-  r.sourceToDetectorDistance = std::isfinite(sid) ? sid : 10. * Number(header, "dSFD", file);
+  r.sourceToIsocenterDistance = std::isfinite(sad) ? sad : Number(header, "dSAD", file); // mm (as plastimatch reads it)
+  r.sourceToDetectorDistance = std::isfinite(sid) ? sid : Number(header, "dSFD", file);
   r.vendorAngleDegrees = Number(header, "dCTProjectionAngle", file);
   r.gantryAngleDegrees = r.vendorAngleDegrees;
 
@@ -736,8 +736,8 @@ VarianScan::UseRecords(const std::vector<ProjectionRecord> & records, bool xim)
     log << "Detector spacing (mm) = dIDUResolutionX, dIDUResolutionY: " << m_Spacing[0] << ", " << m_Spacing[1]
         << "; grid centred on (0, 0)";
     AddToLog(log.str());
-    AddToLog("SourceToIsocenterDistance (mm) = CalibratedSAD (mm) [10 * dSAD (cm) where absent]: " + Range(sids));
-    AddToLog("SourceToDetectorDistance (mm) = CalibratedSID (mm) [10 * dSFD (cm) where absent]: " + Range(sdds));
+    AddToLog("SourceToIsocenterDistance (mm) = CalibratedSAD (mm) [dSAD (mm) where absent]: " + Range(sids));
+    AddToLog("SourceToDetectorDistance (mm) = CalibratedSID (mm) [dSFD (mm) where absent]: " + Range(sdds));
     AddToLog("GantryAngle (deg) = dCTProjectionAngle (deg), as RTK: " + Range(m_VendorAngles) +
              (m_Clockwise ? ", increasing" : ", decreasing"));
     AddToLog("ProjectionOffsetX (mm) = CalibratedDetectorOffsetX + half-fan DetectorPosLat (mm) [10 * dIDUPosLat "

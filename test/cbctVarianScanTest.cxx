@@ -35,14 +35,14 @@ XimProperties(double kvSourceRtn, double lat = -16., double lng = 0.5)
   return d;
 }
 
-/** An OBI HND header (dSAD, dSFD, dIDUPos* in cm; resolution in mm). */
+/** An OBI HND header (dSAD, dSFD and the resolution in mm; dIDUPos* in cm). */
 itk::MetaDataDictionary
 HndHeader(double angle, double posLat = -14.8)
 {
   itk::MetaDataDictionary d;
   itk::EncapsulateMetaData<double>(d, "dCTProjectionAngle", angle);
-  itk::EncapsulateMetaData<double>(d, "dSAD", 100.);
-  itk::EncapsulateMetaData<double>(d, "dSFD", 150.);
+  itk::EncapsulateMetaData<double>(d, "dSAD", 1000.);
+  itk::EncapsulateMetaData<double>(d, "dSFD", 1500.);
   itk::EncapsulateMetaData<double>(d, "dIDUPosLat", posLat);
   itk::EncapsulateMetaData<double>(d, "dIDUPosLng", 0.2);
   itk::EncapsulateMetaData<double>(d, "dIDUPosVrt", -50.);
@@ -222,8 +222,8 @@ TEST(VarianScanXim, BadDistancesAreRefused)
 TEST(VarianScanHnd, HeaderFieldsWithoutProjectionInfo)
 {
   const auto r = VarianScan::FromHndHeader(HndHeader(123.5), "Proj_00003.hnd", {});
-  EXPECT_NEAR(r.sourceToIsocenterDistance, 1000., 1e-9); // 10 * dSAD
-  EXPECT_NEAR(r.sourceToDetectorDistance, 1500., 1e-9);  // 10 * dSFD
+  EXPECT_NEAR(r.sourceToIsocenterDistance, 1000., 1e-9); // dSAD (mm)
+  EXPECT_NEAR(r.sourceToDetectorDistance, 1500., 1e-9);  // dSFD (mm)
   EXPECT_NEAR(r.gantryAngleDegrees, 123.5, 0.);          // dCTProjectionAngle as is
   EXPECT_NEAR(r.projectionOffsetX, -148., 1e-9);         // no FanType: 10 * dIDUPosLat
   EXPECT_NEAR(r.projectionOffsetY, 2., 1e-9);            // 10 * dIDUPosLng
