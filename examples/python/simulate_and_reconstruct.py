@@ -25,7 +25,8 @@ def main():
     # A circular scan: source 1000 mm from the isocenter, detector 1500 mm from the source.
     geometry = cbct.Geometry.circular(args.nproj, arc=360, sid=1000, sdd=1500)
     start = time.perf_counter()
-    projections = cbct.project_phantom(geometry, detector_size=256, spacing=1.0, phantom="shepplogan", scale=60)
+    projections = cbct.project_phantom(geometry, detector_size=256, detector_spacing=1.0, phantom="shepplogan",
+                                       scale=60)
     print(f"simulated {projections.array.shape[0]} projections of {projections.array.shape[2]} x "
           f"{projections.array.shape[1]} pixels ({time.perf_counter() - start:.2f} s)")
 

@@ -324,3 +324,51 @@ def test_docstrings_give_every_parameter_units_and_shapes():
         assert word in text, word
     # Geometry's methods (compiled) give units too.
     assert "degrees" in cbct.Geometry.circular.__doc__ and "mm" in cbct.Geometry.add_projection.__doc__
+
+
+_TYPED_USE = '''
+import numpy as np
+import conebeamct as cbct
+
+geometry = cbct.Geometry.circular(30, sid=500.0)
+projections = cbct.project_phantom(geometry, 64, detector_spacing=2.0)
+volume = cbct.fdk(projections, geometry, shape=32, spacing=2.0, window="hann", hann_cutoff_v=0.5)
+pixels: np.ndarray = np.asarray(volume)
+seconds = volume.info["total_s"]
+tv = cbct.asd_pocs(projections, geometry, 32, 2.0, iterations=3, tv_iterations=5)
+loaded: cbct.Projections = cbct.load("p.mha", kind=cbct.Projections)
+default: cbct.Volume = cbct.load("v.mha")
+'''
+
+_TYPED_MISUSE = {
+    'cbct.Geometry.circular("30")': 'incompatible type "str"; expected "int"',
+    'cbct.fdk(projections, geometry, 32, window="ramp")': 'Argument "window" to "fdk" has incompatible type',
+    "cbct.sart(volume, geometry)": 'Argument 1 to "sart" has incompatible type "Volume"',
+    'cbct.cgls(projections, geometry, hardware="gpu")': 'Argument "hardware" to "cgls" has incompatible type',
+    'cbct.admm_tv(projections, geometry, cg_iterations="3")': 'Argument "cg_iterations" to "admm_tv"',
+    "geometry.no_such_method()": '"Geometry" has no attribute "no_such_method"',
+}
+
+
+def test_static_type_check(tmp_path):
+    """mypy (where it is installed: not in CI) takes the package's hints: a correct use passes, each
+    misuse is reported."""
+    api = pytest.importorskip("mypy.api")
+    package_root = os.path.dirname(os.path.dirname(cbct.__file__))
+    good = tmp_path / "good.py"
+    good.write_text(_TYPED_USE)
+    bad = tmp_path / "bad.py"
+    bad.write_text(_TYPED_USE + "\n".join(_TYPED_MISUSE) + "\n")
+    environment = dict(os.environ)
+    os.environ["MYPYPATH"] = package_root
+    try:
+        out, err, status = api.run(["--ignore-missing-imports", "--no-incremental", "--cache-dir", os.devnull, str(good)])
+        assert status == 0, out + err
+        out, err, status = api.run(["--ignore-missing-imports", "--no-incremental", "--cache-dir", os.devnull, str(bad)])
+    finally:
+        os.environ.clear()
+        os.environ.update(environment)
+    assert status == 1, out + err
+    for message in _TYPED_MISUSE.values():
+        assert message in out, (message, out)
+    assert out.count("error:") == len(_TYPED_MISUSE), out

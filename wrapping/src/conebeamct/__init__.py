@@ -522,8 +522,7 @@ def fdk(
         detector width on each side before ramp filtering, for objects wider than the detector; >= 0.
     hann_cutoff_v : float
         A Hann low-pass along v (the detector's rows) with this cut-off in (0, 1], a fraction of
-        Nyquist (``cbct-fdk --hannY``); 0: none. ``pad`` and ``hann_cutoff_v`` run on the CPU until
-        the CUDA FDK applies them.
+        Nyquist (``cbct-fdk --hannY``); 0: none.
 
     Returns
     -------

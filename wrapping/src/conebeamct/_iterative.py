@@ -3,7 +3,7 @@ transmission path of :func:`conebeamct.osem` (_iterate)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, TypeVar
 
 import numpy as np
 
@@ -50,10 +50,13 @@ _MODELS = """    projector : str
     The GIL is released while it runs."""
 
 
-def _shared(function):
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def _shared(function: _Function) -> _Function:
     """Puts _COMMON and _MODELS into ``function``'s docstring ({common}, {models}), then the package's
     shared descriptions (documented)."""
-    function.__doc__ = function.__doc__.replace("{common}", _COMMON).replace("{models}", _MODELS)
+    function.__doc__ = (function.__doc__ or "").replace("{common}", _COMMON).replace("{models}", _MODELS)
     return documented(function)
 
 

@@ -20,12 +20,19 @@ the default): with the voxel-based backprojector the gradients would be of anoth
     loss.backward()        # x.grad = 2 A^T (A x - measured)
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Tuple
+
 import torch
+
+if TYPE_CHECKING:
+    from . import Projector
 
 __all__ = ["BackProject", "ForwardProject", "back_project", "forward_project"]
 
 
-def _check(projector):
+def _check(projector: Projector) -> Projector:
     from . import Projector
 
     if not isinstance(projector, Projector):
@@ -36,7 +43,7 @@ def _check(projector):
     return projector
 
 
-def _apply(projector, tensor, forward):
+def _apply(projector: Projector, tensor: torch.Tensor, forward: bool) -> torch.Tensor:
     """A tensor (..., *shape) through the projector, in tensor's dtype and device."""
     shape_in = projector.volume_shape if forward else projector.projection_shape
     name = "volume" if forward else "projections"
@@ -59,12 +66,12 @@ class ForwardProject(torch.autograd.Function):
     """y = A x; backward: A^T."""
 
     @staticmethod
-    def forward(ctx, volume, projector):
+    def forward(ctx: Any, volume: torch.Tensor, projector: Projector) -> torch.Tensor:  # type: ignore[override]
         ctx.projector = _check(projector)
         return _apply(projector, volume, True)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: Any, grad: torch.Tensor) -> Tuple[torch.Tensor, None]:  # type: ignore[override]
         return _apply(ctx.projector, grad, False), None
 
 
@@ -72,20 +79,24 @@ class BackProject(torch.autograd.Function):
     """x = A^T y; backward: A."""
 
     @staticmethod
-    def forward(ctx, projections, projector):
+    def forward(ctx: Any, projections: torch.Tensor, projector: Projector) -> torch.Tensor:  # type: ignore[override]
         ctx.projector = _check(projector)
         return _apply(projector, projections, False)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: Any, grad: torch.Tensor) -> Tuple[torch.Tensor, None]:  # type: ignore[override]
         return _apply(ctx.projector, grad, True), None
 
 
-def forward_project(volume, projector):
-    """A x with autograd (:class:`ForwardProject`)."""
+def forward_project(volume: torch.Tensor, projector: Projector) -> torch.Tensor:
+    """A x with autograd (:class:`ForwardProject`): ``volume`` a floating tensor (..., nz, ny, nx)
+    (z, y, x; leading batch dimensions looped over) on the projector's device; returns the
+    projections (..., projections, V, U) in its dtype, line integrals in (volume's unit) x mm."""
     return ForwardProject.apply(volume, projector)
 
 
-def back_project(projections, projector):
-    """A^T y with autograd (:class:`BackProject`)."""
+def back_project(projections: torch.Tensor, projector: Projector) -> torch.Tensor:
+    """A^T y with autograd (:class:`BackProject`): ``projections`` a floating tensor
+    (..., projections, V, U) on the projector's device; returns the volume (..., nz, ny, nx) (z, y, x)
+    in its dtype."""
     return BackProject.apply(projections, projector)
