@@ -792,8 +792,10 @@ then every projection must be: sid is then the detector's distance from the rota
       },
       py::arg("n"), py::arg("arc") = 360., py::arg("sid") = 1000., py::arg("sdd") = 1500.,
       py::arg("first_angle") = 0., py::arg("proj_offset_x") = 0., py::arg("proj_offset_y") = 0.,
-      "A circular scan of n projections, projection k at gantry angle first_angle + k * arc / n (degrees), "
-      "as cbct-simulate makes it; sdd=0 makes it parallel beam (sid: the detector's distance from the axis).")
+      "A circular scan of n projections, projection k at gantry angle first_angle + k * arc / n, as cbct-simulate "
+      "makes it: arc and first_angle in degrees; sid (source to isocenter), sdd (source to detector) and the "
+      "detector offsets proj_offset_x, proj_offset_y in mm. sdd=0 makes it parallel beam (sid: the detector's "
+      "distance from the axis).")
     .def(
       "add_projection",
       [](GeometryHandle & g, double sid, double sdd, double angle, double pox, double poy, double outOfPlane,
@@ -803,7 +805,8 @@ then every projection must be: sid is then the detector's distance from the rota
       py::arg("sid"), py::arg("sdd"), py::arg("angle"), py::arg("proj_offset_x") = 0., py::arg("proj_offset_y") = 0.,
       py::arg("out_of_plane_angle") = 0., py::arg("in_plane_angle") = 0., py::arg("source_offset_x") = 0.,
       py::arg("source_offset_y") = 0.,
-      "Adds a projection from RTK's parameters: distances in mm, angles in degrees.")
+      "Adds a projection from RTK's parameters: sid, sdd, proj_offset_x, proj_offset_y, source_offset_x and "
+      "source_offset_y in mm; the gantry angle, out_of_plane_angle and in_plane_angle in degrees.")
     .def(
       "add_matrix",
       [](GeometryHandle & g, py::array_t<double, py::array::c_style | py::array::forcecast> matrix) {
@@ -887,19 +890,20 @@ then every projection must be: sid is then the detector's distance from the rota
       [](const GeometryHandle & g) {
         return PerProjection(g, [&](unsigned int k) { return g.geometry->GetGantryAngle(k) / kDegree; });
       },
-      "Gantry angle of each projection in degrees, in [0, 360) (for a matrix: the source's azimuth).")
+      "Gantry angle of each projection in degrees, in [0, 360) (for a matrix: the source's azimuth); an (n,) "
+      "float64 array.")
     .def(
       "source_to_isocenter_distances",
       [](const GeometryHandle & g) {
         return PerProjection(g, [&](unsigned int k) { return g.geometry->GetSourceToIsocenterDistance(k); });
       },
-      "Source-to-isocenter distance of each projection (mm).")
+      "Source-to-isocenter distance of each projection in mm, an (n,) float64 array.")
     .def(
       "source_to_detector_distances",
       [](const GeometryHandle & g) {
         return PerProjection(g, [&](unsigned int k) { return g.geometry->GetSourceToDetectorDistance(k); });
       },
-      "Source-to-detector distance of each projection (mm).")
+      "Source-to-detector distance of each projection in mm, an (n,) float64 array.")
     .def(
       "source_positions",
       [](const GeometryHandle & g) {
