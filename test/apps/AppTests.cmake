@@ -450,9 +450,15 @@ if(Python3_Interpreter_FOUND)
   if(CBCT_USE_CUDA)
     list(APPEND cbct_slicer_run_options --cuda)
   endif()
+  # With SlicerExecutionModel's GenerateCLP (a Slicer build has it), also Slicer's own parser.
+  find_program(CBCT_GENERATECLP GenerateCLP)
+  set(cbct_slicer_xml_options)
+  if(CBCT_GENERATECLP)
+    set(cbct_slicer_xml_options --generateclp ${CBCT_GENERATECLP} ${cbct_app_work}/slicer_xml)
+  endif()
   foreach(app IN LISTS cbct_apps)
     add_test(NAME apps.${app}.slicer_xml
-      COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py xml $<TARGET_FILE:${app}>)
+      COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py xml $<TARGET_FILE:${app}> ${cbct_slicer_xml_options})
     add_test(NAME apps.${app}.slicer_run
       COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py run $<TARGET_FILE:${app}> ${cbct_bin}
               ${cbct_app_work}/slicer_run/${app} ${cbct_slicer_run_options})
