@@ -60,8 +60,8 @@ _SHARED_DOCS = {
     detector_spacing : float or (su, sv)
         The pixel size in mm, each > 0.
     detector_origin : (u0, v0), optional
-        The centre of the first pixel in mm; by default the detector centred on its origin (where the
-        geometry's central ray meets it).""",
+        The centre of the first pixel in mm; by default the detector centred on (u, v) = (0, 0) of
+        RTK's detector coordinates.""",
     "grid": """    shape : int or (nz, ny, nx)
         The volume's voxels: N for a cube, or the shape of the returned array, (z, y, x); integers >= 1.
     spacing : float or (sx, sy, sz)
