@@ -60,6 +60,7 @@ struct IterativeOptions
 {
   // As given on the command line.
   std::string geometry;
+  std::string scan; // --scan: a vendor's scan in place of --geometry and --projections
   std::string projections;
   std::string path;
   std::string regexp;
@@ -404,7 +405,8 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
 inline void
 AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method, const std::string & title)
 {
-  app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML)")->required();
+  app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML; required without --scan)");
+  AddScanOption(app, o.scan);
   app.add_option("--projections", o.projections, "Projection stack, one file (.mha, .nrrd, .nii, .tif, ...)");
   app.add_option("-p,--path", o.path, "Directory of the projection files (with --regexp)");
   app.add_option("-r,--regexp", o.regexp, "Regular expression selecting the projection files in --path; 2D files "
@@ -677,14 +679,14 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   ValidateIterative(o, method);
   Stopwatch total;
   Stopwatch clock;
-  auto geometry = ReadGeometry(o.geometry);
+  auto geometry = ReadGeometry(o);
   const unsigned int count = geometry->GetNumberOfProjections();
   if (o.verbose)
     std::cout << name << ": hardware: "
               << (o.hardware == "cuda" ? std::string("CUDA")
                                        : "CPU, " + std::to_string(itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()) + " threads")
               << std::endl
-              << name << ": read geometry " << o.geometry << ": " << count << " projections ("
+              << name << ": read geometry " << (o.scan.empty() ? o.geometry : "of --scan " + o.scan) << ": " << count << " projections ("
               << FormatSeconds(clock.Seconds()) << ")" << std::endl;
   if (MethodHasSubsets(method) && o.projectionsPerSubset > static_cast<long long>(count))
     Bad("--nprojpersubset", o.projectionsPerSubset,
@@ -818,7 +820,7 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
     if (o.fp != "joseph")
       Bad("--fp", Quoted(o.fp), "joseph under mpirun (the ray caster's samples depend on where a ray enters the "
                                 "volume, so the ranks' slabs do not add up to the whole volume's projection)");
-    auto geometry = ReadGeometry(o.geometry);
+    auto geometry = ReadGeometry(o);
     const unsigned int count = geometry->GetNumberOfProjections();
     if (method != IterativeMethod::CGLS && o.projectionsPerSubset > static_cast<long long>(count))
       Bad("--nprojpersubset", o.projectionsPerSubset,

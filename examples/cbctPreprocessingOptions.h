@@ -398,7 +398,8 @@ template <typename TImage, typename TOptions>
 typename TImage::Pointer
 LoadProjections(TOptions & o, const ProjectionInputs & inputs, const std::string & name, std::ostream * log)
 {
-  SetProjectionKind(o.preprocessing, ProjectionFilesHoldIntegers(inputs.files, inputs.option));
+  // A scan's files hold readings, but --scan reads them as line integrals (cbctScanOption.h).
+  SetProjectionKind(o.preprocessing, ScanPath(o).empty() && ProjectionFilesHoldIntegers(inputs.files, inputs.option));
   if (o.preprocessing.settings.DoesNothing())
   {
     typename TImage::Pointer stack = ReadProjections<TImage>(o, inputs);

@@ -15,6 +15,7 @@
 // origin (TIFF, PNG, ...) is centred unless --new-origin places it (CentreDetectorWithoutOrigin()).
 #include "cbctAppSupport.h"
 #include "cbctMemoryCheck.h"
+#include "cbctScanOption.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileReader.h"
 
 #include <itkImageAlgorithm.h>
@@ -41,11 +42,23 @@ ReadGeometry(const std::string & path)
   return reader->GetGeometry();
 }
 
+/** The geometry of --geometry, or of --scan (cbctScanOption.h). */
+template <typename TOptions>
+cbct::ThreeDCircularProjectionGeometry::Pointer
+ReadGeometry(const TOptions & o)
+{
+  if (!ScanPath(o).empty())
+    return OpenScan(ScanPath(o))->Geometry();
+  return ReadGeometry(o.geometry);
+}
+
 /** The projection files: the one of --projections, or those in --path matching --regexp, sorted. */
 template <typename TOptions>
 std::vector<std::string>
 ProjectionFiles(const TOptions & o)
 {
+  if (!ScanPath(o).empty())
+    return OpenScan(ScanPath(o))->ProjectionFiles();
   if (!o.projections.empty())
     return { o.projections };
   auto names = itk::RegularExpressionSeriesFileNames::New();
@@ -66,6 +79,8 @@ template <typename TOptions>
 void
 ValidateProjectionOptions(TOptions & o)
 {
+  if (ValidateScanOptions(o)) // --scan: the scan's files and geometry
+    return;
   CheckReadableFile("--geometry", o.geometry, "geometry file");
   const bool single = !o.projections.empty();
   const bool series = !o.path.empty() || !o.regexp.empty();
@@ -144,6 +159,8 @@ template <typename TOptions>
 ProjectionInputs
 InspectProjections(const TOptions & o)
 {
+  if (!ScanPath(o).empty())
+    return InspectScan<ProjectionInputs>(o);
   ProjectionInputs inputs;
   inputs.option = o.projections.empty() ? "--path/--regexp" : "--projections";
   inputs.files = ProjectionFiles(o);
@@ -233,6 +250,8 @@ template <typename TImage, typename TOptions>
 typename TImage::Pointer
 ReadProjections(const TOptions & o, const ProjectionInputs & inputs)
 {
+  if (!ScanPath(o).empty())
+    return ReadScanProjections<TImage>(o);
   const std::vector<std::string> & files = inputs.files;
   const std::string & option = inputs.option;
   std::vector<typename TImage::Pointer> images;

@@ -25,6 +25,9 @@ template <typename TImage, typename TOptions>
 typename TImage::Pointer
 ProjectionStackInformation(const TOptions & o, std::vector<std::string> & files)
 {
+  if (!ScanPath(o).empty())
+    throw Error("--scan under mpirun: a scan is read whole by one process; import it first (cbct-import SCAN -o "
+                "projections.mha -g geometry.xml) and give --projections and --geometry");
   files = InspectProjections(o).files;
   const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
   typename TImage::Pointer stack = TImage::New();

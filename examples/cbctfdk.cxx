@@ -39,6 +39,7 @@ struct Options
 {
   // As given on the command line.
   std::string geometry;
+  std::string scan; // --scan: a vendor's scan in place of --geometry and --projections
   std::string projections;
   std::string path;
   std::string regexp;
@@ -181,10 +182,10 @@ Reconstruct(Options & o)
 {
   Stopwatch total;
   Stopwatch clock;
-  auto geometry = ReadGeometry(o.geometry);
+  auto geometry = ReadGeometry(o);
   const double geometrySeconds = clock.Seconds();
   if (o.verbose)
-    std::cout << "cbct-fdk: read geometry " << o.geometry << ": " << geometry->GetNumberOfProjections()
+    std::cout << "cbct-fdk: read geometry " << (o.scan.empty() ? o.geometry : "of --scan " + o.scan) << ": " << geometry->GetNumberOfProjections()
               << " projections (" << FormatSeconds(geometrySeconds) << ")" << std::endl;
 
   clock.Restart();
@@ -310,7 +311,7 @@ ReconstructSlab(Options & o, const AppRanks & ranks)
   typename TImage::Pointer volume;
   Stopwatch total;
   const int status = ranks.Collectively([&] {
-    auto geometry = ReadGeometry(o.geometry);
+    auto geometry = ReadGeometry(o);
     std::vector<std::string> files;
     PreprocessingImage::Pointer raw; // the files' stack; `information`, once preprocessed
     auto information = PreprocessedStackInformation<TImage>(o, files, raw);
@@ -445,7 +446,8 @@ main(int argc, char ** argv)
                 "switches them off). Projections are line integrals, or intensities (files of integers, or --i0 "
                 "given) converted on the way in with RTK's preprocessing options; the volume is attenuation per mm.",
                 "cbct-fdk" };
-  app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML)")->required();
+  app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML; required without --scan)");
+  AddScanOption(app, o.scan);
   app.add_option("--projections", o.projections, "Projection stack, one file (.mha, .nrrd, .nii, .tif, ...)");
   app.add_option("-p,--path", o.path, "Directory of the projection files (with --regexp)");
   app.add_option("-r,--regexp", o.regexp, "Regular expression selecting the projection files in --path; 2D files "

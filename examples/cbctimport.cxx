@@ -65,7 +65,7 @@ Validate(Options & o)
 {
   ApplyThreads(o.threads);
   if (o.inputs.empty())
-    throw Error("no input: give a scan folder or file (cbct-import INPUT -o projections.mha -g geometry.xml)");
+    throw Error("INPUT is required: give a scan folder or file (cbct-import INPUT -o projections.mha -g geometry.xml)");
   for (const std::string & input : o.inputs)
     if (input.empty() || !itksys::SystemTools::FileExists(input))
       Bad("INPUT", Quoted(input), "an existing scan folder or file");

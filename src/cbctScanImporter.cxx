@@ -1,5 +1,6 @@
 #include "cbctScanImporter.h"
 
+#include "cbctElektaXVIScan.h"
 #include "cbctImageFileContents.h"
 #include "cbctVarianScan.h"
 
@@ -295,6 +296,12 @@ ScanImporter::Vendors()
       "a folder with Scan.xml, ProjectionInfo.xml or Proj_*.xim / Proj_*.hnd files, or one .xim / .hnd file",
       [](const std::string & path) { return VarianScan::Recognizes(path); },
       [](const std::string & path) -> ScannerScan::Pointer { return VarianScan::Open(path).GetPointer(); } },
+    { "elekta",
+      "Elekta XVI (_Frames.xml or IMAGE.DBF/FRAME.DBF + HIS)",
+      "a folder with .his files and _Frames.xml, or a folder img_* with .his files and IMAGE.DBF/FRAME.DBF in it or "
+      "up to three folders above, or a _Frames.xml file",
+      [](const std::string & path) { return ElektaXVIScan::Recognizes(path); },
+      [](const std::string & path) -> ScannerScan::Pointer { return ElektaXVIScan::Open(path).GetPointer(); } },
   };
   return vendors;
 }

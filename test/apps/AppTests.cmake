@@ -86,7 +86,7 @@ function(cbct_bad_input_command name app pattern keep)
     endif()
     set(output_next FALSE)
     if(argument MATCHES "^(-o|--output|--profile|--screenshot)$"
-       OR (app STREQUAL "cbct-simulate" AND argument MATCHES "^(-g|--geometry)$"))
+       OR (app MATCHES "^cbct-(simulate|import)$" AND argument MATCHES "^(-g|--geometry)$"))
       set(output_next TRUE)
     endif()
     list(APPEND arguments ${argument})
@@ -487,3 +487,24 @@ if(TARGET cbct-view AND Python3_Interpreter_FOUND)
     message(STATUS "No xvfb-run and no DISPLAY: apps.cbct-view.screenshot is not added (apt-get install xvfb)")
   endif()
 endif()
+
+# cbct-import: a scanner's scan (an Elekta XVI folder written by cbctWriteScan from simulated line
+# integrals) -> projections and geometry that reconstruct as the simulation; cbct-fdk/cbct-sart --scan
+# bit for bit the same; --raw; refusals. cbctWriteScan also writes the folders of the import benchmark
+# (docs/scanner-data.md).
+add_executable(cbctWriteScan ${cbct_app_tests}/cbctWriteScan.cxx)
+target_link_libraries(cbctWriteScan PRIVATE ConeBeamCT ${ITK_LIBRARIES})
+add_test(NAME apps.import_end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/import_end_to_end.sh ${cbct_bin} ${cbct_app_work}/import_end_to_end)
+set_tests_properties(apps.import_end_to_end PROPERTIES TIMEOUT 300)
+add_test(NAME apps.bad_input.import_outputs_are_inputs
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/import_end_to_end.sh ${cbct_bin} ${cbct_app_work}/import_outputs_are_inputs
+          outputs-are-inputs)
+set_tests_properties(apps.bad_input.import_outputs_are_inputs PROPERTIES LABELS badinput)
+cbct_bad_input_test(import_no_input cbct-import "^cbct-import: error: INPUT is required" -o out.mha -g out.xml)
+cbct_bad_input_test(import_format cbct-import "--format is 'siemens'. expected one of varian, elekta"
+  . --format siemens -o out.mha -g out.xml)
+cbct_bad_input_test(import_unrecognised cbct-import "INPUT \\.: no scanner scan recognised in \\.. Looked for varian \\(Varian"
+  . -o out.mha -g out.xml)
+cbct_bad_input_test(import_missing cbct-import "INPUT is 'nowhere'. expected an existing scan folder or file"
+  nowhere -o out.mha -g out.xml)

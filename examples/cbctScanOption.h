@@ -1,0 +1,164 @@
+#ifndef cbctScanOption_h
+#define cbctScanOption_h
+
+// --scan DIR for the apps that read projections (cbct-fdk and the iterative apps): a vendor's scan
+// (cbct::ScanImporter: Varian, Elekta, Nikon, Bruker), read as line integrals with the vendor's
+// calibration, in place of --geometry and --projections (or --path/--regexp). Included by
+// cbctProjectionFiles.h, whose functions turn to the scan when the options' `scan` is set:
+// ValidateProjectionOptions(), ProjectionFiles(), InspectProjections(), ReadProjections(),
+// ReadGeometry(o). An options struct without a `scan` field reads files as before (ScanPath() is
+// then empty).
+#include "cbctAppSupport.h"
+#include "cbctScanImporter.h"
+
+#include <map>
+#include <type_traits>
+#include <utility>
+
+namespace cbct::apps
+{
+
+template <typename TOptions, typename = void>
+struct HasScanOption : std::false_type
+{};
+template <typename TOptions>
+struct HasScanOption<TOptions, std::void_t<decltype(std::declval<const TOptions &>().scan)>> : std::true_type
+{};
+
+/** The options' --scan, or empty (also for options without one). */
+template <typename TOptions>
+std::string
+ScanPath(const TOptions & o)
+{
+  if constexpr (HasScanOption<TOptions>::value)
+    return o.scan;
+  else
+    return std::string();
+}
+
+/** The scan at `path`, opened once per process (headers and geometry files; no pixels). */
+inline cbct::ScannerScan::Pointer
+OpenScan(const std::string & path)
+{
+  static std::map<std::string, cbct::ScannerScan::Pointer> opened;
+  auto found = opened.find(path);
+  if (found != opened.end())
+    return found->second;
+  cbct::ScannerScan::Pointer scan;
+  try
+  {
+    scan = cbct::ScanImporter::Open(path);
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("--scan " + path + ": " + WithoutItkPrefix(e.GetDescription()));
+  }
+  for (const std::string & file : scan->ProjectionFiles())
+    RememberInput(file);
+  return opened.emplace(path, scan).first->second;
+}
+
+/** Adds --scan to `app` (the apps that read projections). */
+inline void
+AddScanOption(CLI::App & app, std::string & scan)
+{
+  app.add_option("--scan", scan, "A scanner's scan folder or file (Varian, Elekta XVI, Nikon, Bruker: see cbct-import), "
+                                 "read as line integrals with its geometry, in place of --geometry and --projections");
+  SlicerModule().parameters["--scan"] = SlicerIo("directory", "input", "Input");
+}
+
+/** With --scan: refuses the options that the scan replaces or that do not apply to line integrals,
+ * opens the scan and checks the output against its files. Returns false without --scan. */
+template <typename TOptions>
+bool
+ValidateScanOptions(TOptions & o)
+{
+  if constexpr (!HasScanOption<TOptions>::value)
+    return false;
+  else
+  {
+  const std::string scan = ScanPath(o);
+  if (scan.empty() && o.geometry.empty())
+    throw Error("--geometry is required: give the geometry file (RTK XML), or a scanner's scan with --scan");
+  if (scan.empty())
+    return false;
+  if (!o.projections.empty() || !o.path.empty() || !o.regexp.empty())
+    throw Error("--scan and --projections/--path/--regexp: the scan brings its projections; give one or the other");
+  if (!o.geometry.empty())
+    throw Error("--scan and --geometry: the scan brings its geometry; give one or the other");
+  if (!o.newSpacing.empty() || !o.newOrigin.empty())
+    throw Error("--scan and --new-spacing/--new-origin: the scan gives its detector's grid");
+  if ((o.preprocessing.i0Option && o.preprocessing.i0Option->count() > 0) ||
+      (o.preprocessing.darkOption && o.preprocessing.darkOption->count() > 0))
+    throw Error("--scan and --i0/--idark: the scan's projections are line integrals, its vendor's calibration "
+                "applied (cbct-import --raw writes the readings, for --i0/--idark)");
+  if (!itksys::SystemTools::FileExists(scan))
+    Bad("--scan", Quoted(scan), "an existing scan folder or file");
+  if (!o.replaceNonFinite.empty())
+    throw Error("--scan and --replace-nonfinite: the scan's line integrals are finite by construction");
+  o.nonFiniteReplacement.clear();
+  const cbct::ScannerScan::Pointer opened = OpenScan(scan);
+  // The scan's detector grid, as --new-origin would give it: the files' own origin is not the scan's.
+  const auto origin = opened->DetectorOrigin();
+  const auto spacing = opened->DetectorSpacing();
+  o.projectionOrigin = { origin[0], origin[1] };
+  o.projectionSpacing = { spacing[0], spacing[1] };
+  std::vector<InputOption> inputs;
+  for (const std::string & file : opened->ProjectionFiles())
+    inputs.push_back({ "--scan", file, false });
+  CheckOutputsAreNotInputs({ { "--output", o.output } }, inputs);
+  return true;
+  }
+}
+
+/** The stack of the scan's line integrals as TImage (an itk::Image<float, 3>, or a CUDA image filled
+ * from it), checked finite. */
+template <typename TImage, typename TOptions>
+typename TImage::Pointer
+ReadScanProjections(const TOptions & o)
+{
+  const std::string scan = ScanPath(o);
+  cbct::ScannerScan::ProjectionsType::Pointer stack;
+  try
+  {
+    stack = cbct::ScanImporter::ReadLineIntegrals(OpenScan(scan));
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("--scan " + scan + ": " + WithoutItkPrefix(e.GetDescription()));
+  }
+  const NonFiniteValues nonFinite = FindNonFinite(stack.GetPointer());
+  if (nonFinite.Count() > 0)
+    throw Error("--scan " + scan + ": its line integrals hold non-finite values: " +
+                nonFinite.Describe("pixel (u, v, projection)") + "; expected finite values");
+  if constexpr (std::is_same_v<TImage, cbct::ScannerScan::ProjectionsType>)
+    return stack;
+  else
+  {
+    auto copy = TImage::New();
+    copy->CopyInformation(stack);
+    copy->SetRegions(stack->GetLargestPossibleRegion());
+    copy->Allocate();
+    std::copy(stack->GetBufferPointer(), stack->GetBufferPointer() + stack->GetBufferedRegion().GetNumberOfPixels(),
+              copy->GetBufferPointer());
+    return copy;
+  }
+}
+
+/** The ProjectionInputs (cbctProjectionFiles.h) of the scan: its files, each described as the first
+ * (ScanImporter refuses files of another size when it reads them). */
+template <typename TInputs, typename TOptions>
+TInputs
+InspectScan(const TOptions & o)
+{
+  TInputs inputs;
+  inputs.option = "--scan";
+  inputs.files = OpenScan(ScanPath(o))->ProjectionFiles();
+  const auto first = InspectImage("--scan", inputs.files.front());
+  inputs.contents.assign(inputs.files.size(), first);
+  return inputs;
+}
+
+} // namespace cbct::apps
+
+#endif

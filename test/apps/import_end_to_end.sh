@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# A scanner's scan, from its folder to a volume, as a user runs it: cbctWriteScan writes an Elekta XVI 5
+# folder (HIS + _Frames.xml) from the exact line integrals of the Shepp-Logan phantom (cbct-simulate on
+# XVI's geometry: SID 1000 mm, SDD 1536 mm, 409.6 mm detector); cbct-import must say what it found and
+# write projections and geometry that reconstruct as the simulation does (the readings are the line
+# integrals rounded to 16-bit counts); cbct-fdk --scan and cbct-sart --scan must give the volumes of the
+# imported files, bit for bit; --raw keeps the 16-bit readings. Also the refusals: an output that is a
+# file of the scan (left unchanged), --scan with --projections or --geometry.
+# Usage: import_end_to_end.sh BINDIR WORKDIR [outputs-are-inputs]
+set -eu
+bin=$1
+work=$2
+mode=${3:-all}
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+expect_line() { # FILE PATTERN
+  if ! grep -q -- "$2" "$1"; then
+    echo "FAIL: '$2' not in:"
+    cat "$1"
+    exit 1
+  fi
+}
+expect_error() { # PATTERN COMMAND...: exit status 1 and PATTERN on stderr
+  local pattern=$1
+  shift
+  set +e
+  "$@" > stdout.txt 2> stderr.txt
+  local rc=$?
+  set -e
+  if [ "$rc" -ne 1 ] || ! grep -q -- "$pattern" stderr.txt; then
+    echo "FAIL: expected exit status 1 and '$pattern' from: $*"
+    echo "exit status $rc, stderr:"
+    cat stderr.txt
+    exit 1
+  fi
+  echo "refused as expected: $(cat stderr.txt)"
+}
+# MAE of VOLUME against REFERENCE (whole volume), compared with a bound.
+mae_below() { # VOLUME REFERENCE BOUND
+  local out mae
+  out=$("$bin/cbct-compare" -i "$1" --reference "$2")
+  mae=$(echo "$out" | sed -n 's/^whole volume.* MAE \([^,]*\),.*/\1/p')
+  echo "  $1 vs $2: MAE $mae (bound $3)"
+  if ! [[ "$mae" =~ ^[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?$ ]] || ! awk -v m="$mae" -v b="$3" 'BEGIN { exit !(m <= b) }'; then
+    echo "FAIL: $1 against $2: MAE '$mae', must be <= $3"
+    echo "$out"
+    exit 1
+  fi
+}
+
+"$bin/cbct-simulate" --nproj 72 --sid 1000 --sdd 1536 --detector-size 64 --detector-spacing 6.4 --phantom-scale 80 \
+  --phantom-density 0.02 -g sim.xml -o sim.mha
+"$bin/cbctWriteScan" elekta sim.mha sim.xml scan/img_1.3.46.423632.test
+
+if [ "$mode" = outputs-are-inputs ]; then
+  cp scan/img_1.3.46.423632.test/_Frames.xml frames.copy
+  expect_error "--geometry is '.*_Frames.xml', the same file as the INPUT" \
+    "$bin/cbct-import" scan/img_1.3.46.423632.test -o out.mha -g scan/img_1.3.46.423632.test/_Frames.xml
+  cmp frames.copy scan/img_1.3.46.423632.test/_Frames.xml
+  [ ! -e out.mha ] || { echo "FAIL: out.mha written"; exit 1; }
+  echo "import outputs-are-inputs: OK"
+  exit 0
+fi
+
+echo "== cbct-import"
+"$bin/cbct-import" scan/img_1.3.46.423632.test -o imported.mha -g imported.xml --verbose | tee import.log
+expect_line import.log "^cbct-import: Elekta XVI"
+expect_line import.log "^cbct-import: 72 projections, gantry angles 0.0 to 355.0 deg, arc 355.0 deg, increasing angles"
+expect_line import.log "^cbct-import: detector 64 x 64 pixels of 6.4 x 6.4 mm (409.6 x 409.6 mm)"
+expect_line import.log "^cbct-import: full fan: the detector reaches"
+expect_line import.log "^cbct-import: log: "
+expect_line import.log "^cbct-import: wrote imported.mha (line integrals, float) and imported.xml"
+
+echo "== the imported scan reconstructs as the simulation"
+grid=(--dimension 64 --spacing 3)
+"$bin/cbct-fdk" -g sim.xml --projections sim.mha "${grid[@]}" -o direct.mha
+"$bin/cbct-fdk" -g imported.xml --projections imported.mha "${grid[@]}" -o imported-fdk.mha
+mae_below imported-fdk.mha direct.mha 1e-4
+
+echo "== --scan: the same volumes, bit for bit"
+"$bin/cbct-fdk" --scan scan/img_1.3.46.423632.test "${grid[@]}" -o scan-fdk.mha --verbose | tee fdk.log
+mae_below scan-fdk.mha imported-fdk.mha 0
+"$bin/cbct-sart" -g imported.xml --projections imported.mha --dimension 32 --spacing 6 -n 1 -o imported-sart.mha
+"$bin/cbct-sart" --scan scan/img_1.3.46.423632.test --dimension 32 --spacing 6 -n 1 -o scan-sart.mha
+mae_below scan-sart.mha imported-sart.mha 0
+
+echo "== --raw keeps the readings"
+"$bin/cbct-import" scan/img_1.3.46.423632.test -o raw.mha -g raw.xml --raw | tee raw.log
+expect_line raw.log "^cbct-import: wrote raw.mha (raw readings, unsigned_short) and raw.xml"
+grep -q "ElementType = MET_USHORT" raw.mha || { echo "FAIL: raw.mha is not 16-bit"; exit 1; }
+cmp raw.xml imported.xml
+
+echo "== refusals"
+expect_error "--scan and --projections/--path/--regexp" \
+  "$bin/cbct-fdk" --scan scan/img_1.3.46.423632.test --projections imported.mha -o x.mha
+expect_error "--scan and --geometry" "$bin/cbct-fdk" --scan scan/img_1.3.46.423632.test -g imported.xml -o x.mha
+expect_error "--geometry is required" "$bin/cbct-fdk" --projections imported.mha -o x.mha
+expect_error "--scan is 'nowhere'. expected an existing scan folder or file" "$bin/cbct-fdk" --scan nowhere -o x.mha
+expect_error "--output is '.*00001.1.3.46.423632.test.his', the same file as the --scan" \
+  "$bin/cbct-sart" --scan scan/img_1.3.46.423632.test -o scan/img_1.3.46.423632.test/00001.1.3.46.423632.test.his
+[ ! -e x.mha ] || { echo "FAIL: x.mha written"; exit 1; }
+echo "import end to end: OK"
