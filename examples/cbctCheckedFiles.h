@@ -6,7 +6,8 @@
 // - an image is inspected before its pixels are read (cbct::ImageFileContents: a file cut short is
 //   an error naming the file and the bytes expected and found), then read and put on a canonical
 //   grid (cbct::CanonicalGrid: a negative spacing or a flipped or swapped direction is the same
-//   image with positive spacing and the identity direction; an oblique direction is refused);
+//   image with positive spacing and the identity direction; an oblique direction is refused; a
+//   negative spacing gets a warning saying where the pixels then lie, WarnAboutNegativeSpacing());
 // - every file read is remembered, and an output is refused before any work when it is one of
 //   them (the same file, compared by device and inode, not by name), or when it would write a
 //   companion file (.raw, .img) over one;
@@ -20,6 +21,7 @@
 #include "cbctImageFileContents.h"
 
 #include <itkImageRegionIterator.h>
+#include <itkMetaDataObject.h>
 
 #include <algorithm>
 #include <climits>
@@ -124,6 +126,7 @@ ReadWithMissingAxes(const std::string & path)
   image->SetSpacing(spacing);
   image->SetOrigin(origin);
   image->SetDirection(direction);
+  image->SetMetaDataDictionary(flat->GetMetaDataDictionary()); // ITK_original_spacing: WarnAboutNegativeSpacing()
   image->Allocate();
   std::copy(flat->GetBufferPointer(), flat->GetBufferPointer() + region.GetNumberOfPixels(), image->GetBufferPointer());
   return image;
@@ -153,8 +156,49 @@ ReadPixels(const std::string & path, const cbct::ImageFileContents & contents)
   return image;
 }
 
+/** Warns, naming the option, the file, the axis and the value, when the file gave a negative spacing.
+ * ITK's reader, and so every app, takes it for a flipped axis: pixel i at origin + i x spacing (the
+ * reader turns the spacing positive and the direction round, keeping the file's spacing in the
+ * dictionary as "ITK_original_spacing"), which is the image stored the other way round when the origin
+ * is its far end; but a header whose spacing alone was negated describes the mirror image about its
+ * first pixel (issue 27: a detector wholly on one side of the rotation axis, MAE 0.34, silently). ITK
+ * itself calls a negative spacing unsupported; the warning says where the pixels then lie. */
+template <typename TImage>
+void
+WarnAboutNegativeSpacing(const std::string & option, const std::string & path, const TImage * image, ImageRole role)
+{
+  std::vector<double> original;
+  if (!itk::ExposeMetaData<std::vector<double>>(image->GetMetaDataDictionary(), "ITK_original_spacing", original))
+    return;
+  const unsigned int axes = role == ImageRole::ProjectionStack ? 2 : TImage::ImageDimension;
+  const char * const names[2][3] = { { "x", "y", "z" }, { "u", "v", "" } };
+  const auto & region = image->GetLargestPossibleRegion();
+  for (unsigned int d = 0; d < axes && d < original.size(); ++d)
+  {
+    if (!(original[d] < 0.))
+      continue;
+    unsigned int world = 0; // the world axis that index axis d runs along
+    for (unsigned int r = 1; r < TImage::ImageDimension; ++r)
+      if (std::abs(image->GetDirection()(r, d)) > std::abs(image->GetDirection()(world, d)))
+        world = r;
+    auto first = region.GetIndex();
+    auto last = first;
+    last[d] += static_cast<itk::IndexValueType>(region.GetSize(d)) - 1;
+    typename TImage::PointType a, b;
+    image->TransformIndexToPhysicalPoint(first, a);
+    image->TransformIndexToPhysicalPoint(last, b);
+    std::ostringstream text;
+    text << option << " " << path << " has a negative spacing along "
+         << names[role == ImageRole::ProjectionStack ? 1 : 0][d] << " (" << original[d]
+         << " mm), read as a flipped axis: its pixels run from " << a[world] << " mm (the first stored) to " << b[world]
+         << " mm (a header whose spacing alone was negated describes the mirror image about its first pixel)";
+    PrintWarning(text.str());
+  }
+}
+
 /** Reads an image checked on the way in (InspectImage()), on a canonical grid unless it is a
- * Picture; every failure names the option and the file. */
+ * Picture; every failure names the option and the file. A negative spacing is a flipped axis, with a
+ * warning (WarnAboutNegativeSpacing()). */
 template <typename TImage>
 typename TImage::Pointer
 ReadImage(const std::string & option, const std::string & path, ImageRole role = ImageRole::Volume)
@@ -171,6 +215,7 @@ ReadImage(const std::string & option, const std::string & path, ImageRole role =
   }
   if (role == ImageRole::Picture)
     return image;
+  WarnAboutNegativeSpacing(option, path, image.GetPointer(), role);
   try
   {
     return cbct::CanonicalGrid<TImage>(image, path, role == ImageRole::ProjectionStack);

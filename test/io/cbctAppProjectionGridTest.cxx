@@ -6,7 +6,8 @@
 //   spacing (its first pixel at the detector's far end), in MetaImage or NRRD, reconstructs (CPU FDK)
 //   to the volume of the stack as simulated; a volume stored so is the same volume. Changing only the
 //   sign of ElementSpacing in a header (issue 27, item 7) describes another detector: the mirror image
-//   of the first about its first pixel, which lies wholly on one side of the rotation axis.
+//   of the first about its first pixel, which lies wholly on one side of the rotation axis; so every
+//   negative spacing gets a warning naming the file, the axis, the value and where the pixels lie.
 // - A format without an origin (TIFF, PNG) gives a centred detector, -(N-1)/2 x spacing (issue 27,
 //   item 8; ITK's readers give (0, 0), which put the rotation axis at the detector's corner), with
 //   --new-spacing applied first; --new-origin still places it; the MPI path's stack information agrees.
@@ -213,6 +214,9 @@ TEST(AppProjectionGrid, NegativeSpacingIsAFlippedDetectorAxisInMetaImageAndNrrd)
 {
   const Scan & scan = TheScan();
   EXPECT_NEAR(scan.read->GetOrigin()[0], -118.75, 1e-12); // cbct-simulate's centred detector
+  ::testing::internal::CaptureStderr();
+  ReadFile(scan.mha);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "") << "a warning for a positive spacing";
   const cbct::test::Quality q =
     cbct::test::Compare(scan.volume, cbct::test::VoxelizedPhantom(cbct::test::SheppLogan(), 40, 3., 2),
                         scan.volume->GetLargestPossibleRegion());
@@ -243,7 +247,14 @@ TEST(AppProjectionGrid, NegativeSpacingIsAFlippedDetectorAxisInMetaImageAndNrrd)
         WriteMetaImage(signOnly, scan.projections, spacing);
       else
         WriteNrrd(signOnly, scan.projections, spacing);
+      ::testing::internal::CaptureStderr();
       const ImageType::Pointer mirrored = ReadFile(signOnly);
+      const std::string warning = ::testing::internal::GetCapturedStderr();
+      EXPECT_NE(warning.find("--projections " + signOnly + " has a negative spacing along " + (axis == 0 ? "u" : "v") +
+                             " (-2.5 mm), read as a flipped axis: its pixels run from -118.75 mm (the first stored) to "
+                             "-356.25 mm"),
+                std::string::npos)
+        << warning;
       EXPECT_NEAR(mirrored->GetOrigin()[axis], -118.75 - 95 * 2.5, 1e-9);
       EXPECT_EQ(mirrored->GetSpacing()[axis], 2.5);
       ImageType::IndexType first{ { 0, 0, 7 } }, last{ { 0, 0, 7 } };
@@ -286,7 +297,14 @@ TEST(AppProjectionGrid, NegativeSpacingVolumesAreTheSameVolume)
       else
         WriteNrrd(path, Reversed(volume, axis), negative);
       cbct::apps::InspectedImages().clear();
+      ::testing::internal::CaptureStderr();
       const ImageType::Pointer read = cbct::apps::ReadImage<ImageType>("--input", path);
+      const std::string warning = ::testing::internal::GetCapturedStderr();
+      std::ostringstream expected; // the far end stored first
+      expected << "--input " << path << " has a negative spacing along " << (axis == 0 ? "x" : "z") << " ("
+               << negative[axis] << " mm), read as a flipped axis: its pixels run from "
+               << origin[axis] + (axis == 0 ? 6 : 3) * spacing[axis] << " mm (the first stored) to " << origin[axis] << " mm";
+      EXPECT_NE(warning.find(expected.str()), std::string::npos) << warning;
       ExpectSameGrid(read, volume);
       EXPECT_LE(LargestRelativeDifference(read, volume), 0.);
     }
@@ -391,4 +409,35 @@ TEST(AppProjectionGrid, FormatsWithoutAnOrigin)
   const ImageType::Pointer read = ReadFile(path);
   EXPECT_EQ(read->GetOrigin()[0], 0.);
   EXPECT_EQ(read->GetOrigin()[1], 0.);
+}
+
+// A 2D MetaImage (one projection), which the apps read at its own dimension: the same flip and warning.
+TEST(AppProjectionGrid, NegativeSpacingInATwoDimensionalFile)
+{
+  const std::string path = Temporary("flat_negative.mha");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "ObjectType = Image\nNDims = 2\nBinaryData = True\nBinaryDataByteOrderMSB = False\nOffset = 3 -1\n"
+        << "ElementSpacing = -2 0.5\nDimSize = 4 3\nElementType = MET_FLOAT\nElementDataFile = LOCAL\n";
+    for (int i = 0; i < 12; ++i)
+    {
+      const float value = static_cast<float>(i);
+      out.write(reinterpret_cast<const char *>(&value), sizeof value);
+    }
+  }
+  ::testing::internal::CaptureStderr();
+  const ImageType::Pointer read = ReadFile(path);
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warning.find("has a negative spacing along u (-2 mm), read as a flipped axis: its pixels run from 3 mm (the "
+                         "first stored) to -3 mm"),
+            std::string::npos)
+    << warning;
+  EXPECT_EQ(read->GetSpacing()[0], 2.);
+  EXPECT_EQ(read->GetSpacing()[1], 0.5);
+  EXPECT_NEAR(read->GetOrigin()[0], -3., 1e-12);
+  EXPECT_NEAR(read->GetOrigin()[1], -1., 1e-12);
+  EXPECT_TRUE(read->GetDirection().GetVnlMatrix().is_identity());
+  for (itk::IndexValueType v = 0; v < 3; ++v)
+    for (itk::IndexValueType u = 0; u < 4; ++u)
+      EXPECT_EQ(read->GetPixel({ { u, v, 0 } }), static_cast<float>(4 * v + 3 - u)) << u << ", " << v;
 }
