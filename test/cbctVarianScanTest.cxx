@@ -392,7 +392,7 @@ TEST(VarianScanAir, FramesInterpolatedInAngle)
   EXPECT_NEAR(p[2], std::log((1000. + (15. / 90.) * 900.) / 100.), 1e-5);
 }
 
-TEST(VarianScanAir, WrongSizesAndNormsAreRefused)
+TEST(VarianScanAir, BadSizesAndNormsAreRefused)
 {
   VarianScan::AirFrame air;
   air.image = AirOf(2, 2, 1000.f);
@@ -646,7 +646,7 @@ TEST(VarianScanFolder, MissingCalibrationNamesWhatWasLookedFor)
   EXPECT_TRUE(LogHas(scan, "I0 1500"));
 }
 
-TEST(VarianScanFolder, MissingKeyNamesTheFile)
+TEST(VarianScanFolder, BadFileMissingKeyNamesTheFile)
 {
   TemporaryFolder folder("nokey");
   WriteText(folder.path / "Scan.xml", HalfFanScanXml);
