@@ -6,6 +6,7 @@ itk_module(ConeBeamCT
     ITKCommon
     ITKIOImageBase
     ITKIOXML
+    ITKIOTIFF
     ITKImageGrid
   TEST_DEPENDS
     ITKTestKernel

@@ -7,6 +7,7 @@
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctKeyValueFile.h"
 #include "cbctNikonScan.h"
+#include "cbctScanImporter.h"
 #include "cbctTestHelpers.h"
 
 #include <itkImageFileReader.h>
@@ -921,7 +922,20 @@ ToCounts(const ImageType * lineIntegrals,
   });
 }
 
-/** The scan's files read with ITK's TIFFImageIO, stacked on the scan's detector grid, converted. */
+/** The two readers as ScanImporter vendors, in its order (Nikon before the generic .log). */
+std::vector<ScanImporter::Vendor>
+MicroCTVendors()
+{
+  return { { "nikon", "Nikon X-Tek (.xtekct + TIFF)", "a .xtekct file or a folder with one",
+             [](const std::string & path) { return NikonScan::Recognizes(path); },
+             [](const std::string & path) -> ScannerScan::Pointer { return NikonScan::Open(path).GetPointer(); } },
+           { "bruker", "Bruker SkyScan (.log + TIFF)", "a SkyScan .log file or a folder with one",
+             [](const std::string & path) { return BrukerScan::Recognizes(path); },
+             [](const std::string & path) -> ScannerScan::Pointer { return BrukerScan::Open(path).GetPointer(); } } };
+}
+
+/** The scan's files read with ITK's TIFFImageIO, stacked on the scan's detector grid, converted: the
+ * same as ScanImporter::ReadLineIntegrals(), written out to check it. */
 ImageType::Pointer
 ReadScan(const ScannerScan * scan)
 {
@@ -1016,7 +1030,9 @@ TEST(NikonScan, SimulatedScanReadBackReconstructsAsTheSimulation)
                 .GetPointer());
   }
 
-  auto scan = NikonScan::Open(folder.Path());
+  // Opened and read through ScanImporter, which picks the reader from the folder.
+  ScannerScan::Pointer scan = ScanImporter::Open(folder.Path(), "", MicroCTVendors());
+  ASSERT_NE(dynamic_cast<NikonScan *>(scan.GetPointer()), nullptr);
   auto geometry = scan->Geometry();
   ASSERT_EQ(geometry->GetNumberOfProjections(), E2EProjections);
   for (unsigned int k = 0; k < E2EProjections; ++k)
@@ -1024,7 +1040,8 @@ TEST(NikonScan, SimulatedScanReadBackReconstructsAsTheSimulation)
       for (unsigned int c = 0; c < 4; ++c)
         ASSERT_NEAR(geometry->GetMatrix(k)[r][c], direct->GetMatrix(k)[r][c], 1e-9 * (1. + std::abs(direct->GetMatrix(k)[r][c])));
 
-  const ImageType::Pointer read = ReadScan(scan);
+  const ImageType::Pointer read = ScanImporter::ReadLineIntegrals(scan);
+  EXPECT_EQ(RelativeDifference(read, ReadScan(scan)), 0.) << "ScanImporter reads what ITK's TIFFImageIO reads";
   const double quantisation = RelativeDifference(read, lineIntegrals);
   std::cout << "line integrals read back: relative L2 difference " << quantisation << std::endl;
   EXPECT_LT(quantisation, 1e-3);
@@ -1084,15 +1101,18 @@ TEST(BrukerScan, SimulatedScanReadBackReconstructsAsTheSimulation)
     WriteTiff(folder / name, ToCounts(lineIntegrals, k, flat, dark).GetPointer());
   }
 
-  auto scan = BrukerScan::Open(folder.Path());
-  EXPECT_EQ(scan->FlatFile(), folder / "phantom_flat.tif");
-  EXPECT_EQ(scan->DarkFile(), folder / "phantom_dark.tif");
+  ScannerScan::Pointer scan = ScanImporter::Open(folder.Path(), "", MicroCTVendors());
+  const auto * bruker = dynamic_cast<const BrukerScan *>(scan.GetPointer());
+  ASSERT_NE(bruker, nullptr);
+  EXPECT_EQ(bruker->FlatFile(), folder / "phantom_flat.tif");
+  EXPECT_EQ(bruker->DarkFile(), folder / "phantom_dark.tif");
   auto geometry = scan->Geometry();
   for (unsigned int k = 0; k < E2EProjections; ++k)
     for (unsigned int r = 0; r < 3; ++r)
       for (unsigned int c = 0; c < 4; ++c)
         ASSERT_NEAR(geometry->GetMatrix(k)[r][c], direct->GetMatrix(k)[r][c], 1e-9 * (1. + std::abs(direct->GetMatrix(k)[r][c])));
-  const ImageType::Pointer read = ReadScan(scan);
+  const ImageType::Pointer read = ScanImporter::ReadLineIntegrals(scan);
+  EXPECT_EQ(RelativeDifference(read, ReadScan(scan)), 0.) << "ScanImporter reads what ITK's TIFFImageIO reads";
   const double quantisation = RelativeDifference(read, lineIntegrals);
   std::cout << "line integrals read back: relative L2 difference " << quantisation << std::endl;
   EXPECT_LT(quantisation, 1e-3);
