@@ -216,19 +216,20 @@ HndImageIO::Read(void * buffer)
     return;
   }
   f.Require(m_DataBytes, "lookup table and compressed pixels"); // the file may have changed
-  std::vector<unsigned char> data(m_DataBytes);
-  f.Read(data.data(), data.size(), "lookup table and compressed pixels");
+  std::vector<unsigned char> large;
+  unsigned char * const data = detail::ScratchBuffer(m_DataBytes, large);
+  f.Read(data, m_DataBytes, "lookup table and compressed pixels");
   const std::string file = std::string(kind) + " " + m_FileName;
   const std::uint64_t table = VarianCompressedPixels::LookupTableBytes(w, h);
   const std::uint64_t differences = VarianCompressedPixels::DifferenceCount(w, h, file);
-  const unsigned char * compressed = data.data() + table;
-  const std::uint64_t compressedBytes = data.size() - table;
-  const std::uint64_t needed = VarianCompressedPixels::BufferBytes(data.data(), table, w, differences, file);
+  const unsigned char * compressed = data + table;
+  const std::uint64_t compressedBytes = m_DataBytes - table;
+  const std::uint64_t needed = VarianCompressedPixels::BufferBytes(data, table, w, differences, file);
   if (compressedBytes < needed || compressedBytes > needed + 4)
     f.Fail("compressed pixel data", std::to_string(compressedBytes) + " bytes",
            std::to_string(needed) + " bytes (as its lookup table says for " + std::to_string(w) + " x " + std::to_string(h) +
              " pixels)" + (compressedBytes < needed ? ": the file is cut short" : ""));
-  VarianCompressedPixels::Decode(data.data(), table, compressed, compressedBytes, w, h, static_cast<std::uint32_t *>(buffer), file);
+  VarianCompressedPixels::Decode(data, table, compressed, compressedBytes, w, h, static_cast<std::uint32_t *>(buffer), file);
 }
 
 void

@@ -2,6 +2,7 @@
 
 #include "cbctInputChecks.h"
 
+#include <algorithm>
 #include <array>
 
 namespace cbct
@@ -29,6 +30,37 @@ BytesOfCodes()
         sum += 1u << code;
       }
       t[v] = static_cast<std::uint8_t>(sum);
+    }
+    return t;
+  }();
+  return table;
+}
+
+/** Per lookup-table byte: where each of its four differences starts (from the first), the shift
+ * that sign-extends it from a 32-bit load, and the bytes the four take. */
+struct CodeLayout
+{
+  std::uint8_t offset[4];
+  std::uint8_t shift[4];
+  std::uint8_t bytes;
+};
+
+const std::array<CodeLayout, 256> &
+LayoutOfCodes()
+{
+  static const std::array<CodeLayout, 256> table = [] {
+    std::array<CodeLayout, 256> t{};
+    for (unsigned v = 0; v < 256; ++v)
+    {
+      unsigned at = 0;
+      for (unsigned j = 0; j < 4; ++j)
+      {
+        const unsigned code = std::min((v >> (2 * j)) & 3u, 2u); // 3 never reaches the decoder
+        t[v].offset[j] = static_cast<std::uint8_t>(at);
+        t[v].shift[j] = static_cast<std::uint8_t>(32 - (8u << code));
+        at += 1u << code;
+      }
+      t[v].bytes = static_cast<std::uint8_t>(at);
     }
     return t;
   }();
@@ -144,16 +176,26 @@ VarianCompressedPixels::Decode(const unsigned char * lookupTable,
   std::uint32_t * p = pixels + width + 1;
   const std::uint32_t * up = pixels + 1;
   const std::uint64_t whole = differences / 4;
-  for (std::uint64_t b = 0; b < whole; ++b, p += 4, up += 4)
+  // Four differences per table byte, without a branch on their widths (a projection's noise mixes
+  // 1- and 2-byte differences at random, which a branch per pixel mispredicts): each is a 32-bit
+  // load at its offset, sign-extended by a shift. Only while 16 bytes (the most four can take) are
+  // left, so that no load reads past the buffer; the rest one by one.
+  const auto & layouts = LayoutOfCodes();
+  const unsigned char * const end = buffer + needed;
+  std::uint64_t b = 0;
+  for (; b < whole && end - in >= 16; ++b, p += 4, up += 4)
+  {
+    const CodeLayout & layout = layouts[lookupTable[b]];
+    for (int j = 0; j < 4; ++j) // int: p[j - 1] reaches back one pixel
+    {
+      const auto d = static_cast<std::uint32_t>(static_cast<std::int32_t>(Load32(in + layout.offset[j]) << layout.shift[j]) >> layout.shift[j]);
+      p[j] = d + p[j - 1] + (up[j] - up[j - 1]);
+    }
+    in += layout.bytes;
+  }
+  for (; b < whole; ++b, p += 4, up += 4)
   {
     const unsigned codes = lookupTable[b];
-    if (codes == 0) // four 1-byte differences: the common case of a smooth projection
-    {
-      for (int j = 0; j < 4; ++j) // int: p[j - 1] reaches back one pixel
-        p[j] = static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(in[j]))) + p[j - 1] + (up[j] - up[j - 1]);
-      in += 4;
-      continue;
-    }
     for (int j = 0; j < 4; ++j)
     {
       const std::uint32_t d = Difference((codes >> (2 * j)) & 3u, in);

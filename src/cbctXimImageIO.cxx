@@ -262,9 +262,10 @@ XimImageIO::Read(void * buffer)
   }
   // The table, the buffer's size and the buffer lie one after the other: one read.
   f.Require(m_LookupTableBytes + 4 + m_CompressedBytes, "lookup table and compressed pixel buffer"); // the file may have changed
-  std::vector<unsigned char> data(m_LookupTableBytes + 4 + m_CompressedBytes);
-  f.Read(data.data(), data.size(), "lookup table and compressed pixel buffer");
-  const unsigned char * table = data.data();
+  std::vector<unsigned char> large;
+  unsigned char * const data = detail::ScratchBuffer(m_LookupTableBytes + 4 + m_CompressedBytes, large);
+  f.Read(data, m_LookupTableBytes + 4 + m_CompressedBytes, "lookup table and compressed pixel buffer");
+  const unsigned char * table = data;
   const unsigned char * compressed = table + m_LookupTableBytes + 4;
   const std::string file = std::string(Kind) + " " + m_FileName;
   const std::uint64_t differences = VarianCompressedPixels::DifferenceCount(w, h, file);
