@@ -2,6 +2,7 @@
 
 #include "cbctDBaseTable.h"
 #include "cbctHisImageIO.h"
+#include "cbctHisImageIOFactory.h"
 
 #include <expat.h>
 #include <itksys/Directory.hxx>
@@ -311,8 +312,12 @@ OnFramesText(void * data, const XML_Char * text, int length)
 {
   Guarded(data, [&](FramesXmlContext & c) {
     // Only the text of a frame's child elements is kept; a bound keeps a hostile file from growing it.
-    if (c.frameDepth >= 0 && c.text.size() < 4096)
-      c.text.append(text, static_cast<std::size_t>(length));
+    if (c.frameDepth < 0)
+      return;
+    if (c.text.size() + static_cast<std::size_t>(length) > 4096)
+      Fail("_Frames.xml " + c.path + ": the text of an element of <Frame> " + std::to_string(c.frames.size() + 1) +
+           " is longer than 4096 characters");
+    c.text.append(text, static_cast<std::size_t>(length));
   });
 }
 
@@ -358,6 +363,8 @@ ElektaXVIScan::Open(const std::string & path)
   {
     Fail("Elekta XVI scan " + path + " does not exist; expected a scan folder img_<UID> or its _Frames.xml");
   }
+  // The importer reads the projection files through ITK's object factory: make sure it knows HIS.
+  HisImageIOFactory::RegisterOneFactory();
   Pointer scan = Self::New();
   scan->m_Geometry = ThreeDCircularProjectionGeometry::New();
   std::string folder = path;

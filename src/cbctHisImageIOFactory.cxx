@@ -4,6 +4,8 @@
 
 #include <itkVersion.h>
 
+#include <mutex>
+
 namespace cbct
 {
 
@@ -28,6 +30,8 @@ HisImageIOFactory::GetDescription() const
 void
 HisImageIOFactory::RegisterOneFactory()
 {
+  static std::mutex mutex; // scans may be opened from several threads
+  const std::lock_guard<std::mutex> lock(mutex);
   for (itk::ObjectFactoryBase * factory : itk::ObjectFactoryBase::GetRegisteredFactories())
   {
     if (dynamic_cast<HisImageIOFactory *>(factory) != nullptr)

@@ -1,5 +1,6 @@
 #include "cbctScannerImageIOFactories.h"
 
+#include "cbctHisImageIOFactory.h"
 #include "cbctHndImageIOFactory.h"
 #include "cbctXimImageIOFactory.h"
 
@@ -32,6 +33,7 @@ RegisterScannerImageIOFactories()
   // One line per factory.
   RegisterOnce<XimImageIOFactory>();
   RegisterOnce<HndImageIOFactory>();
+  RegisterOnce<HisImageIOFactory>();
 }
 
 namespace

@@ -252,6 +252,9 @@ TEST(ElektaXVIScan, BadXvi5ScansAreRefused)
   badFlag.replace(badFlag.find("<Inactive>False"), 15, "<Inactive>Maybe");
   refuse(badFlag, "<Inactive> is 'Maybe'; expected True or False");
   refuse(cbct::test::FramesXml({}), "has no <Frame> element");
+  std::string longText = text;
+  longText.replace(longText.find("<GantryAngle>90"), 15, "<GantryAngle>" + std::string(5000, ' ') + "90");
+  refuse(longText, "is longer than 4096 characters");
   refuse(cbct::test::FramesXml({ { 1, 0., 0., 0. }, { 1, 90., 0., 0. } }), "two frames with Seq 1");
   // An active, exposed frame whose file is missing.
   refuse(cbct::test::FramesXml({ { 1, 0., 0., 0. }, { 2, 90., 0., 0. }, { 3, 180., 0., 0. } }),
