@@ -1,7 +1,10 @@
 #include "cbctScanImporter.h"
 
+#include "cbctBrukerScan.h"
 #include "cbctElektaXVIScan.h"
 #include "cbctImageFileContents.h"
+#include "cbctNikonScan.h"
+#include "cbctScannerImageIOFactories.h"
 #include "cbctVarianScan.h"
 
 #include <itkImageIOFactory.h>
@@ -237,6 +240,7 @@ ReadStack(const ScannerScan * scan, const itk::ImageIOBase * firstIO, bool measu
 itk::ImageIOBase::Pointer
 FirstFile(const ScannerScan * scan, bool & measured)
 {
+  RegisterScannerImageIOFactories();
   if (scan == nullptr)
     Fail("ScanImporter: no scan");
   const std::vector<std::string> & files = scan->ProjectionFiles();
@@ -302,6 +306,16 @@ ScanImporter::Vendors()
       "up to three folders above, or a _Frames.xml file",
       [](const std::string & path) { return ElektaXVIScan::Recognizes(path); },
       [](const std::string & path) -> ScannerScan::Pointer { return ElektaXVIScan::Open(path).GetPointer(); } },
+    { "nikon",
+      "Nikon/X-Tek micro-CT (.xtekct + TIFF, angles from _ctdata.txt or .ang)",
+      "a .xtekct file, or a folder holding one",
+      [](const std::string & path) { return NikonScan::Recognizes(path); },
+      [](const std::string & path) -> ScannerScan::Pointer { return NikonScan::Open(path).GetPointer(); } },
+    { "bruker",
+      "Bruker SkyScan micro-CT (.log + TIFF, flat and dark fields)",
+      "a .log file whose start holds [System] and [Acquisition], or a folder holding one",
+      [](const std::string & path) { return BrukerScan::Recognizes(path); },
+      [](const std::string & path) -> ScannerScan::Pointer { return BrukerScan::Open(path).GetPointer(); } },
   };
   return vendors;
 }
@@ -315,6 +329,10 @@ ScanImporter::Open(const std::string & path, const std::string & format)
 ScannerScan::Pointer
 ScanImporter::Open(const std::string & path, const std::string & format, const std::vector<Vendor> & vendors)
 {
+  // The readers open the projection files' headers through ITK's object factory, as ReadRaw() and
+  // ReadLineIntegrals() their pixels: the vendor ImageIOs must be there (they are, unless a program
+  // unregistered every factory).
+  RegisterScannerImageIOFactories();
   if (path.empty())
     Fail("scan path is empty; expected a scan folder or file");
   if (!itksys::SystemTools::FileExists(path))
