@@ -594,7 +594,8 @@ TEST(NikonScanBad, NoSectionOrNotText)
   const std::string xtekct = folder / "sample.xtekct";
   WriteText(xtekct, "SrcToObject=200\n");
   ExpectError([&] { NikonScan::Open(xtekct); }, { xtekct, "no [XTekCT] section" });
-  WriteText(xtekct, std::string("[XTekCT]\nName=a\0b\n", 20));
+  static const char withNul[] = "[XTekCT]\nName=a\0b\n";
+  WriteText(xtekct, std::string(withNul, sizeof(withNul) - 1));
   ExpectError([&] { NikonScan::Open(xtekct); }, { xtekct, "NUL byte" });
 }
 
@@ -823,6 +824,93 @@ TEST(BrukerScanBad, MissingAndInvalidFields)
   const std::string log = WriteBrukerScan(folder, With(BrukerSystem(), { { "Camera Pixel Size (um)", "-" } }),
                                           With(BrukerAcquisition(), { { "Image Pixel Size (um)", "-" } }), 5);
   ExpectError([&] { BrukerScan::Open(log); }, { log, "Camera Pixel Size (um)", "Image Pixel Size (um)" });
+}
+
+TEST(BrukerScanBad, DamagedLogsGiveOneClearError)
+{
+  // Every prefix of a valid log, and random bytes changed: Open() succeeds or throws an
+  // itk::ExceptionObject; a scan that opens has a finite geometry and grid.
+  TemporaryFolder folder("scan");
+  const std::string log = WriteBrukerScan(folder, BrukerSystem(), BrukerAcquisition(), 5);
+  std::string text;
+  {
+    std::ifstream in(log, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::mt19937 random(9);
+  std::vector<std::string> damaged;
+  for (std::size_t length = 0; length < text.size(); length += 5)
+    damaged.push_back(text.substr(0, length));
+  for (int trial = 0; trial < 200; ++trial)
+  {
+    std::string t = text;
+    for (int flips = 0; flips <= trial % 3; ++flips)
+      t[random() % t.size()] = static_cast<char>(random() % 256);
+    damaged.push_back(t);
+  }
+  int opened = 0;
+  for (const std::string & t : damaged)
+  {
+    WriteText(log, t);
+    try
+    {
+      auto scan = BrukerScan::Open(log);
+      ++opened;
+      EXPECT_EQ(scan->Geometry()->GetNumberOfProjections(), scan->ProjectionFiles().size());
+      EXPECT_TRUE(std::isfinite(scan->DetectorSpacing()[0]) && scan->DetectorSpacing()[0] > 0.);
+      EXPECT_TRUE(std::isfinite(scan->DetectorOrigin()[1]));
+      for (unsigned int k = 0; k < scan->Geometry()->GetNumberOfProjections(); ++k)
+        EXPECT_TRUE(std::isfinite(scan->Geometry()->GetParameters(k).projectionOffsetY));
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_FALSE(std::string(e.GetDescription()).empty());
+    }
+  }
+  EXPECT_GT(opened, 0);
+  EXPECT_LT(opened, static_cast<int>(damaged.size()));
+}
+
+TEST(NikonScanBad, DamagedAngleFilesGiveOneClearError)
+{
+  TemporaryFolder folder("scan");
+  const std::string xtekct = WriteNikonScan(folder, With(NikonFields(), { { "Projections", "3" } }), 3);
+  const std::string text = "Header\nFrames\t1\nProjection\tAngle\n1\t0.5\t0\n2\t1.5\t0\n3\t2.5\t0\n";
+  std::mt19937 random(3);
+  int opened = 0, trials = 0;
+  for (std::size_t length = 0; length <= text.size(); ++length, ++trials)
+  {
+    WriteText(folder / "_ctdata.txt", text.substr(0, length));
+    try
+    {
+      auto scan = NikonScan::Open(xtekct);
+      ++opened;
+      for (double angle : scan->StageAngles())
+        EXPECT_TRUE(std::isfinite(angle));
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_NE(std::string(e.GetDescription()).find("_ctdata.txt"), std::string::npos) << e.GetDescription();
+    }
+  }
+  for (int trial = 0; trial < 100; ++trial, ++trials)
+  {
+    std::string t = text;
+    t[random() % t.size()] = static_cast<char>(random() % 256);
+    WriteText(folder / "_ctdata.txt", t);
+    try
+    {
+      for (double angle : NikonScan::Open(xtekct)->StageAngles())
+        EXPECT_TRUE(std::isfinite(angle));
+      ++opened;
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_NE(std::string(e.GetDescription()).find("_ctdata.txt"), std::string::npos) << e.GetDescription();
+    }
+  }
+  EXPECT_GT(opened, 0);
+  EXPECT_LT(opened, trials);
 }
 
 TEST(BrukerScanBad, MissingProjectionFile)
