@@ -70,7 +70,7 @@ struct SlicerReturnParameter
 struct SlicerModuleDescription
 {
   std::string title;
-  std::map<std::string, SlicerParameter> parameters; // by long option name, with dashes ("--output")
+  std::map<std::string, SlicerParameter> parameters; // by SlicerKey(): "--output", or a positional's name
   std::vector<SlicerReturnParameter> returns;
 };
 
@@ -227,10 +227,26 @@ SlicerLabel(const std::string & longName)
 inline bool
 IsSlicerParameter(const CLI::Option * option)
 {
-  if (option->get_group().empty() || option->get_lnames().empty())
+  if (option->get_group().empty() || option->get_single_name().empty())
     return false;
-  const std::string & name = option->get_lnames().front();
+  const std::string name = option->get_single_name();
   return name != "help" && name != "version";
+}
+
+/** Whether an option is only positional (no flag): an <index> parameter, which Slicer passes after
+ * the flagged ones, in the order of the indices. */
+inline bool
+IsSlicerPositional(const CLI::Option * option)
+{
+  return option->get_lnames().empty() && option->get_snames().empty();
+}
+
+/** The key of an option in SlicerModuleDescription::parameters: "--" and its first long name, or
+ * (a positional option) its name. */
+inline std::string
+SlicerKey(const CLI::Option * option)
+{
+  return option->get_lnames().empty() ? option->get_single_name() : "--" + option->get_lnames().front();
 }
 
 /** The app's Execution Model XML. Throws when a declared parameter names no option. */
@@ -243,17 +259,23 @@ SlicerXml(const CLI::App & app, const std::string & version)
   {
     bool found = false;
     for (const CLI::Option * option : options)
-      found = found || "--" + option->get_lnames().front() == entry.first;
+      found = found || SlicerKey(option) == entry.first;
     if (!found)
       throw std::logic_error("Slicer description names " + entry.first + ", which is no option of " + app.get_name());
   }
+
+  // Positional options are <index> parameters, numbered in the order CLI11 fills them.
+  std::map<const CLI::Option *, int> indices;
+  for (const CLI::Option * option : options)
+    if (IsSlicerPositional(option))
+      indices[option] = static_cast<int>(indices.size());
 
   // Groups in the order of their first option.
   std::vector<std::string> groups;
   std::map<std::string, std::vector<const CLI::Option *>> byGroup;
   for (const CLI::Option * option : options)
   {
-    const auto it = module.parameters.find("--" + option->get_lnames().front());
+    const auto it = module.parameters.find(SlicerKey(option));
     const std::string group = it != module.parameters.end() && !it->second.group.empty() ? it->second.group : "Parameters";
     if (byGroup.find(group) == byGroup.end())
       groups.push_back(group);
@@ -277,9 +299,9 @@ SlicerXml(const CLI::App & app, const std::string & version)
       << " of " << XmlEscaped(app.get_name()) << "</description>\n";
     for (const CLI::Option * option : byGroup[group])
     {
-      const std::string longName = option->get_lnames().front();
+      const std::string longName = option->get_single_name(); // the first long name, else the positional's
       SlicerParameter p;
-      const auto it = module.parameters.find("--" + longName);
+      const auto it = module.parameters.find(SlicerKey(option));
       if (it != module.parameters.end())
         p = it->second;
       if (p.type.empty())
@@ -313,10 +335,14 @@ SlicerXml(const CLI::App & app, const std::string & version)
         p.maximum.clear();
         p.step.clear();
       }
-      const std::string longFlag = SlicerLongFlag(longName);
-      if (!option->check_lname(longFlag))
-        throw std::logic_error("Slicer description of " + app.get_name() + ": --" + longFlag + " is no name of --" +
-                               longName + " (another option has it)");
+      std::string longFlag;
+      if (!option->get_lnames().empty())
+      {
+        longFlag = SlicerLongFlag(longName);
+        if (!option->check_lname(longFlag))
+          throw std::logic_error("Slicer description of " + app.get_name() + ": --" + longFlag + " is no name of --" +
+                                 longName + " (another option has it)");
+      }
       std::string tag = "<" + p.type;
       if (p.type == "image" && !p.imageType.empty())
         tag += " type=\"" + p.imageType + "\"";
@@ -326,7 +352,10 @@ SlicerXml(const CLI::App & app, const std::string & version)
       x << "      <name>" << SlicerName(longName) << "</name>\n";
       if (!option->get_snames().empty())
         x << "      <flag>" << option->get_snames().front() << "</flag>\n";
-      x << "      <longflag>" << longFlag << "</longflag>\n";
+      if (!longFlag.empty())
+        x << "      <longflag>" << longFlag << "</longflag>\n";
+      if (indices.count(option) > 0)
+        x << "      <index>" << indices.at(option) << "</index>\n";
       x << "      <label>" << XmlEscaped(SlicerLabel(longName)) << "</label>\n";
       if (option->get_required())
         description += " (required)";

@@ -463,7 +463,7 @@ FDK = ["--dimension", "16", "--spacing", "8"]
 # the projections, "@v": the volume, "@g": the geometry), the outputs given a node ("@out" with the
 # file's extension), the values typed (the others keep the description's defaults), and what the
 # output must satisfy. An app without a case is run with its defaults, the volume for its input
-# images and the geometry for its .xml input files.
+# images, the geometry for its .xml input files and a new file for each output.
 RECONSTRUCTION = {"inputs": {"geometry": "@g", "projections": "@p"}, "outputs": {"output": ".nrrd"},
                   "values": {"dimension": "16", "spacing": "8", "newSpacing": "8,8"}, "check": "volume"}
 CASES = {
@@ -513,8 +513,11 @@ def slicer_command(app, parameters, case, work, fixture, values):
                 shutil.copyfile(source, value)
             else:
                 extension = case.get("outputs", {}).get(p.name)
-                if extension is None and "outputs" not in case and p.tag == "image":
-                    extension = ".nrrd"
+                if extension is None and "outputs" not in case:  # no case: every output gets a file
+                    if p.tag == "image":
+                        extension = ".nrrd"
+                    elif p.tag == "file":
+                        extension = (p.attributes.get("fileExtensions", "").split(",")[0] or ".out").strip()
                 if extension is None:
                     continue
                 value = os.path.join(work, "out_" + p.name + extension)
