@@ -900,7 +900,8 @@ TEST(NikonScanBad, DamagedAngleFilesGiveOneClearError)
     WriteText(folder / "_ctdata.txt", t);
     try
     {
-      for (double angle : NikonScan::Open(xtekct)->StageAngles())
+      auto scan = NikonScan::Open(xtekct);
+      for (double angle : scan->StageAngles())
         EXPECT_TRUE(std::isfinite(angle));
       ++opened;
     }
