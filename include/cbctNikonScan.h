@@ -29,11 +29,12 @@ namespace cbct
  *   - Units: "mm" (the only unit accepted; absent means mm).
  *   - SrcToObject -> SourceToIsocenterDistance; SrcToDetector -> SourceToDetectorDistance
  *     (0 < SrcToObject < SrcToDetector).
- *   - Stage angle phi_k: the second column of _ctdata.txt (three header lines, then "projection
- *     angle ..." per line, whitespace-separated), else of `Name`.ang (a header line, then
- *     "projection: angle" or "projection<TAB>angle"), each projection number from 1 to Projections
- *     exactly once, else InitialAngle + (k - 1) * AngularStep for projection k. The files' angles are
- *     taken as stage angles as they are (InitialAngle is not added).
+ *   - Stage angle phi_k: from _ctdata.txt beside the .xtekct file (or the one file there ending in
+ *     _ctdata.txt: header lines, three as Nikon writes them, then "projection angle ..." per line,
+ *     whitespace-separated), else from `Name`.ang (or the one .ang file there: a header line, then
+ *     "projection: angle" or "projection<TAB>angle"); every projection number from 1 to Projections
+ *     exactly once, in any order; else InitialAngle + (k - 1) * AngularStep for projection k. The
+ *     files' angles are taken as stage angles as they are (InitialAngle is not added).
  *     GantryAngle = 180 - phi_k: Nikon's stage turns the object clockwise seen from above as phi
  *     grows, which is the gantry turning the other way about y (which points down); the 180 degrees
  *     keep CIL's orientation of the volume.
