@@ -7,7 +7,8 @@
 //   an error naming the file and the bytes expected and found), then read and put on a canonical
 //   grid (cbct::CanonicalGrid: a negative spacing or a flipped or swapped direction is the same
 //   image with positive spacing and the identity direction; an oblique direction is refused; a
-//   negative spacing gets a warning saying where the pixels then lie, WarnAboutNegativeSpacing());
+//   negative spacing gets a warning saying where the pixels then lie, or in NIfTI is refused,
+//   CheckNegativeSpacing());
 // - every file read is remembered, and an output is refused before any work when it is one of
 //   them (the same file, compared by device and inode, not by name), or when it would write a
 //   companion file (.raw, .img) over one;
@@ -126,7 +127,7 @@ ReadWithMissingAxes(const std::string & path)
   image->SetSpacing(spacing);
   image->SetOrigin(origin);
   image->SetDirection(direction);
-  image->SetMetaDataDictionary(flat->GetMetaDataDictionary()); // ITK_original_spacing: WarnAboutNegativeSpacing()
+  image->SetMetaDataDictionary(flat->GetMetaDataDictionary()); // ITK_original_spacing: CheckNegativeSpacing()
   image->Allocate();
   std::copy(flat->GetBufferPointer(), flat->GetBufferPointer() + region.GetNumberOfPixels(), image->GetBufferPointer());
   return image;
@@ -156,16 +157,20 @@ ReadPixels(const std::string & path, const cbct::ImageFileContents & contents)
   return image;
 }
 
-/** Warns, naming the option, the file, the axis and the value, when the file gave a negative spacing.
+/** A negative spacing in an image file: a warning, or for NIfTI and Analyze an error, naming the
+ * option, the file, the axis and the value.
  * ITK's reader, and so every app, takes it for a flipped axis: pixel i at origin + i x spacing (the
  * reader turns the spacing positive and the direction round, keeping the file's spacing in the
  * dictionary as "ITK_original_spacing"), which is the image stored the other way round when the origin
  * is its far end; but a header whose spacing alone was negated describes the mirror image about its
  * first pixel (issue 27: a detector wholly on one side of the rotation axis, MAE 0.34, silently). ITK
- * itself calls a negative spacing unsupported; the warning says where the pixels then lie. */
+ * itself calls a negative spacing unsupported; the warning says where the pixels then lie.
+ * NIfTI (and Analyze, read by the same ImageIO) defines pixdim as positive and places voxels by its
+ * qform or sform, whose own arithmetic (nifti1_io) takes a non-positive pixdim for 1 mm while ITK's
+ * reader flips the axis: two readings of one file, so it is refused (a flip belongs in the qform). */
 template <typename TImage>
 void
-WarnAboutNegativeSpacing(const std::string & option, const std::string & path, const TImage * image, ImageRole role)
+CheckNegativeSpacing(const std::string & option, const std::string & path, const TImage * image, ImageRole role)
 {
   std::vector<double> original;
   if (!itk::ExposeMetaData<std::vector<double>>(image->GetMetaDataDictionary(), "ITK_original_spacing", original))
@@ -187,9 +192,16 @@ WarnAboutNegativeSpacing(const std::string & option, const std::string & path, c
     typename TImage::PointType a, b;
     image->TransformIndexToPhysicalPoint(first, a);
     image->TransformIndexToPhysicalPoint(last, b);
+    const char * axis = names[role == ImageRole::ProjectionStack ? 1 : 0][d];
     std::ostringstream text;
-    text << option << " " << path << " has a negative spacing along "
-         << names[role == ImageRole::ProjectionStack ? 1 : 0][d] << " (" << original[d]
+    if (InspectImage(option, path).Format() == "Nifti")
+    {
+      text << Quoted(path) << " with pixdim " << original[d] << " along " << axis;
+      Bad(option, text.str(),
+          "a positive pixdim (NIfTI's voxel sizes are positive: its qform arithmetic reads a negative one as 1 mm, "
+          "ITK's reader as a flipped axis; give a flip by the qform or sform)");
+    }
+    text << option << " " << path << " has a negative spacing along " << axis << " (" << original[d]
          << " mm), read as a flipped axis: its pixels run from " << a[world] << " mm (the first stored) to " << b[world]
          << " mm (a header whose spacing alone was negated describes the mirror image about its first pixel)";
     PrintWarning(text.str());
@@ -198,7 +210,7 @@ WarnAboutNegativeSpacing(const std::string & option, const std::string & path, c
 
 /** Reads an image checked on the way in (InspectImage()), on a canonical grid unless it is a
  * Picture; every failure names the option and the file. A negative spacing is a flipped axis, with a
- * warning (WarnAboutNegativeSpacing()). */
+ * warning, or in NIfTI an error (CheckNegativeSpacing()). */
 template <typename TImage>
 typename TImage::Pointer
 ReadImage(const std::string & option, const std::string & path, ImageRole role = ImageRole::Volume)
@@ -215,7 +227,7 @@ ReadImage(const std::string & option, const std::string & path, ImageRole role =
   }
   if (role == ImageRole::Picture)
     return image;
-  WarnAboutNegativeSpacing(option, path, image.GetPointer(), role);
+  CheckNegativeSpacing(option, path, image.GetPointer(), role);
   try
   {
     return cbct::CanonicalGrid<TImage>(image, path, role == ImageRole::ProjectionStack);

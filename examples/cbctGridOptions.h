@@ -137,7 +137,7 @@ ValidateGrid(GridOptions<Dimension> & g)
       Bad("--like", Quoted(g.like), "an image ITK can read (" + FirstLine(e.GetDescription()) + ")");
     }
     const auto * info = reader->GetOutput();
-    WarnAboutNegativeSpacing("--like", g.like, info, detector ? ImageRole::ProjectionStack : ImageRole::Volume);
+    CheckNegativeSpacing("--like", g.like, info, detector ? ImageRole::ProjectionStack : ImageRole::Volume);
     g.sizes.clear();
     g.spacings.clear();
     g.origins.clear();

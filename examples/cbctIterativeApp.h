@@ -835,7 +835,7 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
       InspectImage("--input", o.input);
       reader->SetFileName(o.input);
       reader->UpdateOutputInformation();
-      WarnAboutNegativeSpacing("--input", o.input, reader->GetOutput(), ImageRole::Volume);
+      CheckNegativeSpacing("--input", o.input, reader->GetOutput(), ImageRole::Volume);
       whole->CopyInformation(reader->GetOutput());
     }
     else

@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -440,4 +441,61 @@ TEST(AppProjectionGrid, NegativeSpacingInATwoDimensionalFile)
   for (itk::IndexValueType v = 0; v < 3; ++v)
     for (itk::IndexValueType u = 0; u < 4; ++u)
       EXPECT_EQ(read->GetPixel({ { u, v, 0 } }), static_cast<float>(4 * v + 3 - u)) << u << ", " << v;
+}
+
+// NIfTI defines pixdim as positive: a negative one has two readings (nifti1_io's qform arithmetic takes
+// it for 1 mm, ITK's reader for a flipped axis), so the apps refuse it, naming the file, axis and value,
+// for projections and volumes alike; a positive pixdim with the same qform is read.
+TEST(AppProjectionGrid, NegativePixdimInNiftiIsRefused)
+{
+  auto write = [](const std::string & path, float pixdimU) {
+    char header[352] = {};
+    auto put = [&](std::size_t offset, const auto & value) { std::memcpy(header + offset, &value, sizeof value); };
+    put(0, std::int32_t{ 348 });                                          // sizeof_hdr
+    const std::int16_t dim[8] = { 3, 4, 3, 2, 1, 1, 1, 1 };               // dim
+    put(40, dim);
+    put(70, std::int16_t{ 16 });                                          // datatype: float
+    put(72, std::int16_t{ 32 });                                          // bitpix
+    const float pixdim[8] = { 1.f, pixdimU, 0.5f, 1.f, 1.f, 1.f, 1.f, 1.f }; // qfac, voxel sizes
+    put(76, pixdim);
+    put(108, 352.f);                                                      // vox_offset
+    put(112, 1.f);                                                        // scl_slope
+    put(252, std::int16_t{ 1 });                                          // qform_code: scanner
+    const float offsets[3] = { 3.f, -1.f, 0.f };                          // qoffset_x, y, z
+    put(268, offsets);
+    std::memcpy(header + 344, "n+1", 4);                                  // magic
+    std::ofstream out(path, std::ios::binary);
+    out.write(header, sizeof header);
+    for (int i = 0; i < 24; ++i)
+    {
+      const float value = static_cast<float>(i);
+      out.write(reinterpret_cast<const char *>(&value), sizeof value);
+    }
+  };
+  const std::string negative = Temporary("negative_pixdim.nii");
+  write(negative, -2.f);
+  for (const bool projections : { true, false })
+  {
+    SCOPED_TRACE(projections ? "projections" : "volume");
+    cbct::apps::InspectedImages().clear();
+    try
+    {
+      if (projections)
+        ReadFile(negative);
+      else
+        cbct::apps::ReadImage<ImageType>("--input", negative);
+      FAIL() << "a negative pixdim was read";
+    }
+    catch (const cbct::apps::Error & e)
+    {
+      const std::string expected = std::string(projections ? "--projections" : "--input") + " is '" + negative +
+                                   "' with pixdim -2 along " + (projections ? "u" : "x") + "; expected a positive pixdim";
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+  const std::string positive = Temporary("positive_pixdim.nii");
+  write(positive, 2.f);
+  const ImageType::Pointer read = ReadFile(positive);
+  EXPECT_EQ(read->GetSpacing()[0], 2.);
+  EXPECT_EQ(read->GetLargestPossibleRegion().GetSize(0), 4u);
 }
