@@ -22,6 +22,13 @@ RegisterProjectors(pybind11::module_ & m, const GeometryOf & geometryOf);
 /** SART/OS-SART/SIRT, CGLS and OSEM (iterative.cxx). */
 void
 RegisterIterative(pybind11::module_ & m, const GeometryOf & geometryOf);
+
+/** A Python conebeamct.Geometry holding a C++ geometry (the class is defined in conebeamct.cxx). */
+using MakeGeometry = std::function<pybind11::object(ThreeDCircularProjectionGeometry::Pointer)>;
+
+/** _read_scan and _scan_formats: scanner scans through cbct::ScanImporter (scan.cxx). */
+void
+RegisterScan(pybind11::module_ & m, const MakeGeometry & makeGeometry);
 } // namespace cbct::python
 
 #endif

@@ -1000,4 +1000,9 @@ then every projection must be: sid is then the detector's distance from the rota
   };
   cbct::python::RegisterProjectors(m, geometryOf);
   cbct::python::RegisterIterative(m, geometryOf);
+  cbct::python::RegisterScan(m, [](Geometry::Pointer geometry) {
+    GeometryHandle handle;
+    handle.geometry = geometry;
+    return py::cast(std::move(handle));
+  });
 }

@@ -99,3 +99,33 @@ def run_app(name, *arguments):
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, f"{command}: exit code {result.returncode}\n{result.stdout}\n{result.stderr}"
     return result
+
+
+def write_xvi_scan(folder, line_integrals, angles, u_centre=0.0):
+    """Writes an Elekta XVI 5 scan folder from the formats' definitions (not through the library):
+    one HIS file per projection of ``line_integrals`` (projection, v, u), each pixel the stored reading
+    r = 65536 - round(65536 exp(-p)) as uint16, and ``_Frames.xml`` with the gantry ``angles``
+    (degrees, XVI's -180..180) and the flex map's ``u_centre`` (mm). Returns the readings (uint16)."""
+    import struct
+
+    os.makedirs(folder, exist_ok=True)
+    count, rows, columns = line_integrals.shape
+    readings = np.clip(65536.0 - np.round(65536.0 * np.exp(-np.asarray(line_integrals, np.float64))), 0, 65535)
+    readings = readings.astype(np.uint16)
+    for k in range(count):
+        header = bytearray(68 + 32)
+        size = len(header) + 2 * rows * columns
+        struct.pack_into("<HHHIH", header, 0, 0x7000, 68, 100, size, 32)  # type, header, version, size, image header
+        struct.pack_into("<HHHHHH", header, 12, 0, 0, columns - 1, rows - 1, 1, 0)  # corners, frames, correction
+        struct.pack_into("<H", header, 32, 4)  # type of numbers: 16-bit unsigned
+        with open(os.path.join(folder, "%05d.1.3.46.423632.py.his" % (k + 1)), "wb") as f:
+            f.write(bytes(header) + readings[k].astype("<u2").tobytes())
+    frames = "".join(
+        "    <Frame><Seq>%d</Seq><GantryAngle>%.17g</GantryAngle><Exposed>True</Exposed><UCentre>%.17g</UCentre>"
+        "<VCentre>0</VCentre><Inactive>False</Inactive></Frame>\n" % (k + 1, angles[k], u_centre)
+        for k in range(count)
+    )
+    with open(os.path.join(folder, "_Frames.xml"), "w") as f:
+        f.write('<?xml version="1.0" encoding="utf-8"?>\n<ProjectionSet>\n  <Image><DicomUID>1.3.46.423632.py'
+                "</DicomUID></Image>\n  <Frames>\n" + frames + "  </Frames>\n</ProjectionSet>\n")
+    return readings

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import conebeamct as cbct
+from conftest import write_xvi_scan
 
 # A tiny scan: 8 projections of 24 x 20 pixels of 3 mm, a 12^3 volume of 4 mm (fast for every method).
 NPROJ, U, V, PIXEL, VOXELS, VOXEL, SCALE = 8, 24, 20, 3.0, 12, 4.0, 20.0
@@ -156,6 +157,8 @@ def _unified_calls(scan, volume, work):
     mu = cbct.Volume(0.01 * volume.array, volume.spacing, volume.origin)  # per mm
     path = os.path.join(str(work), "volume.mha")
     volume.save(path=path)
+    xvi = os.path.join(str(work), "xvi")
+    write_xvi_scan(xvi, 0.01 * projections.array, [float(k) for k in range(projections.shape[0])])
     A = cbct.Projector(geometry=geometry, shape=VOXELS, detector_size=(U, V), spacing=VOXEL, detector_spacing=PIXEL,
                        origin=None, detector_origin=None, projector="joseph", backprojector="adjoint", step=0.0,
                        hardware="cpu", device=0)
@@ -196,6 +199,7 @@ def _unified_calls(scan, volume, work):
                                                   backprojector="adjoint", step=0.0, hardware="cpu", device=0, **grid),
         "Projector": lambda: A.back(projections=A.forward(volume=volume.array, check_finite=True), check_finite=True),
         "load": lambda: cbct.load(path=path, kind=cbct.Volume),
+        "read_scan": lambda: cbct.read_scan(path=xvi, format="elekta", raw=False),
         "Image": lambda: cbct.Image(array=volume.array, spacing=VOXEL, origin=(0.0, 0.0, 0.0)),
         "Projections": lambda: cbct.Projections(array=projections.array, spacing=(PIXEL, PIXEL, 1.0),
                                                 origin=(0.0, 0.0, 0.0)),

@@ -21,7 +21,8 @@ binning, median, scatter and water precorrection, as RTK's options), :func:`fdk`
 :func:`sirt`, :func:`cgls`, :func:`osem` (as ``cbct-osem``, with any of its projectors, the emission
 one included); for emission data :func:`emission_project` (as ``cbct-forward --fp emission``) and
 :func:`poisson_noise` (as ``cbct-simulate --poisson``); the total-variation methods for few views
-:func:`asd_pocs` and :func:`admm_tv`; :meth:`Image.save` and :func:`load` write and read image files
+:func:`asd_pocs` and :func:`admm_tv`; :func:`read_scan` reads a scanner's scan (Varian, Elekta XVI, Nikon, Bruker) as
+``cbct-import`` does; :meth:`Image.save` and :func:`load` write and read image files
 (.mha, .nrrd, .nii, .tif) as the command-line apps do: written beside their place and renamed into
 place when complete, read only when the file holds all the pixels its header promises; and, with
 PyTorch installed, ``conebeamct.torch`` (autograd Functions of the projectors).
@@ -93,6 +94,7 @@ __all__ = [
     "poisson_noise",
     "preprocess",
     "project_phantom",
+    "read_scan",
     "sart",
     "set_number_of_threads",
     "sirt",
@@ -340,6 +342,68 @@ def load(path: Union[str, "os.PathLike[str]"], kind: Optional[Type[Image]] = Non
         raise FileNotFoundError(f"path is {name!r}: no such file (expected an image file)")
     array, spacing, origin = _conebeamct._read_image(name, kind is Projections)
     return kind(array, spacing, origin)
+
+
+def read_scan(
+    path: Union[str, "os.PathLike[str]"], format: Optional[str] = None, raw: bool = False
+) -> Tuple[Projections, Geometry]:
+    """Reads a scanner's scan as ``cbct-import`` does: its projections and its geometry.
+
+    The vendor is detected from the path's contents (Varian TrueBeam/ProBeam ``Scan.xml`` + XIM or OBI
+    ``ProjectionInfo.xml`` + HND, Elekta XVI ``_Frames.xml`` or ``FRAME.DBF`` + HIS, Nikon ``.xtekct``
+    + TIFF, Bruker SkyScan ``.log`` + TIFF), or named by ``format``. The projection files are read in
+    parallel and stacked on the detector grid the vendor's files give; the geometry is converted to
+    RTK's convention (docs/scanner-data.md lists what is read from each vendor's files).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The scan's folder, or its file (a ``.xtekct``, a ``_Frames.xml``, a lone ``.xim``, ...).
+    format : {"varian", "elekta", "nikon", "bruker"}, optional
+        Read the scan as this vendor's, skipping the detection (the names in the order detection tries
+        them).
+    raw : bool
+        False: line integrals (the vendor's air, flood and dark calibration applied), float32.
+        True: the detector readings exactly as stored, the array in the files' own dtype (e.g.
+        ``uint16``; the reconstruction functions take float32 line integrals, so convert them first,
+        e.g. with :func:`preprocess`).
+
+    Returns
+    -------
+    projections : Projections
+        Array (projection, v, u); spacing (su, sv, 1) and origin (u0, v0, 0) in mm. ``info`` holds
+        ``"format"`` (what was found, e.g. ``"Elekta XVI 5 (HIS + _Frames.xml)"``), ``"log"`` (every
+        conversion made and every vendor field used, one string each), ``"files"`` (the projection
+        files, in the geometry's order), ``"raw"`` and ``"path"``.
+    geometry : Geometry
+        One projection per file, in RTK's convention.
+
+    Raises
+    ------
+    FileNotFoundError
+        The path does not exist.
+    ValueError
+        ``format`` names no vendor this build reads.
+    ITKError
+        No vendor recognises the path (the message lists what each looked for), or a file is
+        missing, damaged or of another size than the first (the message names it).
+    """
+    name = os.fspath(path)
+    if not os.path.exists(name):
+        raise FileNotFoundError(f"path is {name!r}: no such file or folder (expected a scan folder or file)")
+    if format is not None:
+        if not isinstance(format, str) or format.lower() not in _conebeamct._scan_formats():
+            names = ", ".join(_conebeamct._scan_formats())
+            raise ValueError(f"format is {format!r}; expected one of {names} (or None to detect it)")
+    array, spacing, origin, geometry, info = _conebeamct._read_scan(name, format or "", bool(raw))
+    if raw:
+        # The readings keep their dtype: the array is set past Image's float32 conversion.
+        projections = Projections(np.zeros((1, 1, 1), np.float32), spacing, origin)
+        projections.array = array
+    else:
+        projections = Projections(array, spacing, origin)
+    projections.info = dict(info)
+    return projections, geometry
 
 
 def _check_finite(array, name):

@@ -1,0 +1,93 @@
+// conebeamct._read_scan: a scanner's scan (cbct::ScanImporter: Varian, Elekta XVI, Nikon, Bruker) as
+// projections, its geometry and what was read; conebeamct.read_scan wraps it.
+#include "cbctPythonBindings.h"
+#include "cbctPythonSupport.h"
+#include "cbctScanImporter.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+namespace cbct::python
+{
+namespace
+{
+
+/** A numpy (projection, v, u) view of a raw stack of T; the array keeps the image alive. */
+template <typename T>
+py::array
+RawToNumpy(itk::Image<T, 3> * image)
+{
+  using ImagePointer = typename itk::Image<T, 3>::Pointer;
+  const auto size = image->GetBufferedRegion().GetSize();
+  auto * owner = new ImagePointer(image);
+  py::capsule capsule(owner, [](void * p) { delete static_cast<ImagePointer *>(p); });
+  return py::array_t<T>({ static_cast<py::ssize_t>(size[2]), static_cast<py::ssize_t>(size[1]),
+                          static_cast<py::ssize_t>(size[0]) },
+                        image->GetBufferPointer(), capsule);
+}
+
+/** (array, spacing, origin, geometry, info): the scan at `path` read by the vendor's reader that
+ * recognises it (or `format`'s), as line integrals (float32) or, with `raw`, as stored. */
+py::tuple
+ReadScan(const std::string & path, const std::string & format, bool raw, const MakeGeometry & makeGeometry)
+{
+  cbct::ScannerScan::Pointer scan;
+  cbct::ScannerScan::ProjectionsType::Pointer lineIntegrals;
+  cbct::ScanImporter::RawProjections rawProjections;
+  {
+    py::gil_scoped_release release;
+    scan = cbct::ScanImporter::Open(path, format);
+    if (raw)
+      rawProjections = cbct::ScanImporter::ReadRaw(scan);
+    else
+      lineIntegrals = cbct::ScanImporter::ReadLineIntegrals(scan);
+  }
+  py::array array;
+  const itk::ImageBase<3> * stack = nullptr;
+  if (raw)
+  {
+    cbct::ScanImporter::VisitRaw(rawProjections, [&](auto * image) { array = RawToNumpy(image); });
+    stack = rawProjections.image;
+  }
+  else
+  {
+    array = ToNumpy<cbct::ScannerScan::ProjectionsType>(lineIntegrals);
+    stack = lineIntegrals;
+  }
+  Triple spacing, origin;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    spacing[d] = stack->GetSpacing()[d];
+    origin[d] = stack->GetOrigin()[d];
+  }
+  py::dict info;
+  info["format"] = scan->Format();
+  info["log"] = scan->Log();
+  info["files"] = scan->ProjectionFiles();
+  info["raw"] = raw;
+  info["path"] = path;
+  return py::make_tuple(array, spacing, origin, makeGeometry(scan->Geometry()), info);
+}
+
+} // namespace
+
+void
+RegisterScan(py::module_ & m, const MakeGeometry & makeGeometry)
+{
+  m.def(
+    "_read_scan",
+    [makeGeometry](const std::string & path, const std::string & format, bool raw) {
+      return ReadScan(path, format, raw, makeGeometry);
+    },
+    py::arg("path"), py::arg("format"), py::arg("raw"));
+  m.def("_scan_formats", [] {
+    std::vector<std::string> names;
+    for (const auto & vendor : cbct::ScanImporter::Vendors())
+      names.push_back(vendor.name);
+    return names;
+  });
+}
+
+} // namespace cbct::python
