@@ -21,11 +21,11 @@ namespace cbct
  * \par Layouts recognised
  * \verbatim
  *   TrueBeam/ProBeam scan folder          OBI scan folder             one file
- *   <scan>/Scan.xml                       <scan>/ProjectionInfo.xml   <any>/Proj_00000.xim (or .hnd)
- *   <scan>/Acquisitions/<id>/Proj_*.xim   <scan>/[Scan0/]Proj_*.hnd
+ *   <scan>/Scan.xml                       <scan>/ProjectionInfo.xml   <any>/Proj_00000.xim (.hnd, .hnc)
+ *   <scan>/Acquisitions/<id>/Proj_*.xim   <scan>/[Scan0/]Proj_*.hnd (or .hnc: HND's header, 16-bit pixels)
  *   <scan>/Calibrations/AIR-<fan>-<filter>-<kV>KV[...]/Current/Filter[Bowtie][_CW|_CC...].xim
  * \endverbatim
- * A folder of Proj_*.xim / Proj_*.hnd files (e.g. Acquisitions/<id>) is read too; Scan.xml and
+ * A folder of Proj_*.xim / Proj_*.hnd / Proj_*.hnc files (e.g. Acquisitions/<id>) is read too; Scan.xml and
  * Calibrations/ are then looked for up to three folders above it. Projection files are in the order
  * of the number in their names. An XIM without pixels (a frame the acquisition dropped; RTK's reader
  * marks it with angle 6000) is left out, logged.
@@ -64,9 +64,10 @@ namespace cbct
  * the folder Calibrations/AIR-* whose name matches the projections' kV (KVKiloVolts / dXRayKV), fan
  * (Full/Half: Scan.xml's Fan or ProjectionInfo.xml's FanType, else |lateral shift| > 1 cm) and
  * filter (Scan.xml's Bowtie element, not empty and not "None" -> FilterBowtie*, else Filter*), the
- * file Filter[Bowtie]*.xim (or .hnd), preferring one under Current/. Where several frames are found at
- * several angles (TrueBeam 2.7 keeps FilterBowtie_CW_* / _CC_* per direction of rotation), those of the
- * scan's direction are used, each normalised by its own KVNormChamber and interpolated linearly in
+ * file Filter[Bowtie]*.xim (or .hnd / .hnc, the projections' format), preferring one under Current/.
+ * Where several frames are found at several angles (TrueBeam 2.7 keeps FilterBowtie_CW_* / _CC_* per
+ * direction of rotation), those of the scan's direction are used (a scan whose KVSourceRtn increases
+ * is taken as clockwise, _CW), each normalised by its own KVNormChamber and interpolated linearly in
  * KVSourceRtn (modulo 360) to each projection's angle.
  * Readings below one count (a dead pixel reads 0) are taken as one count, in the projections and in
  * the air image: the line integral stays finite (at most log of the air's counts), never NaN; the
@@ -121,7 +122,7 @@ public:
   };
 
   /** A path this class reads: a folder holding Scan.xml + Acquisitions/, ProjectionInfo.xml, or
-   * Proj_*.xim / Proj_*.hnd files, or one .xim / .hnd file. Names only. */
+   * Proj_*.xim / Proj_*.hnd / Proj_*.hnc files, or one .xim / .hnd / .hnc file. Names only. */
   static bool
   Recognizes(const std::string & path);
 

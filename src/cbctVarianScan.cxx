@@ -116,6 +116,24 @@ ProjectionFilesIn(const fs::path & folder, const std::string & extension)
 }
 
 bool
+HasProjectionFiles(const fs::path & folder, const std::string & extension);
+
+/** An OBI scan's files in `folder`: Proj_*.hnd, or where there are none Proj_*.hnc (the same header,
+ * uncompressed 16-bit pixels). */
+std::vector<std::string>
+ObiFilesIn(const fs::path & folder)
+{
+  auto files = ProjectionFilesIn(folder, ".hnd");
+  return files.empty() ? ProjectionFilesIn(folder, ".hnc") : files;
+}
+
+bool
+HasObiFiles(const fs::path & folder)
+{
+  return HasProjectionFiles(folder, ".hnd") || HasProjectionFiles(folder, ".hnc");
+}
+
+bool
 HasProjectionFiles(const fs::path & folder, const std::string & extension)
 {
   std::error_code error;
@@ -352,13 +370,12 @@ VarianScan::Recognizes(const std::string & path)
 {
   const fs::path p(path);
   if (IsFile(p))
-    return EndsWith(path, ".xim") || EndsWith(path, ".hnd");
+    return EndsWith(path, ".xim") || EndsWith(path, ".hnd") || EndsWith(path, ".hnc");
   if (!IsDirectory(p))
     return false;
   if (IsFile(p / "ProjectionInfo.xml") || (IsFile(p / "Scan.xml") && IsDirectory(p / "Acquisitions")))
     return true;
-  return HasProjectionFiles(p, ".xim") || HasProjectionFiles(p, ".hnd") ||
-         (IsDirectory(p / "Scan0") && HasProjectionFiles(p / "Scan0", ".hnd"));
+  return HasProjectionFiles(p, ".xim") || HasObiFiles(p) || (IsDirectory(p / "Scan0") && HasObiFiles(p / "Scan0"));
 }
 
 VarianScan::Pointer
@@ -379,13 +396,12 @@ VarianScan::Open(const std::string & path, const Options & options)
   bool obi = false;
   if (IsFile(p))
   {
-    if (EndsWith(path, ".hnd"))
+    if (EndsWith(path, ".hnd") || EndsWith(path, ".hnc"))
       obi = true;
     else if (!EndsWith(path, ".xim"))
-      Fail(path + ": not a .xim or .hnd file");
+      Fail(path + ": not a .xim, .hnd or .hnc file");
   }
-  else if (IsFile(p / "ProjectionInfo.xml") || HasProjectionFiles(p, ".hnd") ||
-           (IsDirectory(p / "Scan0") && HasProjectionFiles(p / "Scan0", ".hnd")))
+  else if (IsFile(p / "ProjectionInfo.xml") || HasObiFiles(p) || (IsDirectory(p / "Scan0") && HasObiFiles(p / "Scan0")))
     obi = !(IsFile(p / "Scan.xml") && IsDirectory(p / "Acquisitions"));
   if (obi)
     scan->OpenObi(path, options);
@@ -417,7 +433,9 @@ VarianScan::NumberOr(const itk::MetaDataDictionary & dictionary, const std::stri
 }
 
 VarianScan::ProjectionRecord
-VarianScan::FromXimProperties(const itk::MetaDataDictionary & properties, const std::string & file, const XmlSettings & scanXml)
+VarianScan::FromXimProperties(const itk::MetaDataDictionary & properties,
+                              const std::string & file,
+                              const XmlSettings & scanXml)
 {
   ProjectionRecord r;
   r.file = file;
@@ -461,7 +479,9 @@ VarianScan::FromXimProperties(const itk::MetaDataDictionary & properties, const 
 }
 
 VarianScan::ProjectionRecord
-VarianScan::FromHndHeader(const itk::MetaDataDictionary & header, const std::string & file, const XmlSettings & projectionInfo)
+VarianScan::FromHndHeader(const itk::MetaDataDictionary & header,
+                          const std::string & file,
+                          const XmlSettings & projectionInfo)
 {
   ProjectionRecord r;
   r.file = file;
@@ -504,7 +524,8 @@ VarianScan::ReadXmlSettings(const std::string & file)
     Fail(file + ": cannot be opened");
   const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (content.size() > (64u << 20))
-    Fail(file + ": " + std::to_string(content.size()) + " bytes; a Varian settings file is far smaller (64 MiB at most)");
+    Fail(file + ": " + std::to_string(content.size()) +
+         " bytes; a Varian settings file is far smaller (64 MiB at most)");
   XmlContext context;
   context.parser = XML_ParserCreate(nullptr);
   if (context.parser == nullptr)
@@ -628,11 +649,11 @@ VarianScan::OpenObi(const std::string & path, const Options & options)
   else
   {
     root = p;
-    files = ProjectionFilesIn(p, ".hnd");
+    files = ObiFilesIn(p);
     if (files.empty() && IsDirectory(p / "Scan0"))
-      files = ProjectionFilesIn(p / "Scan0", ".hnd");
+      files = ObiFilesIn(p / "Scan0");
     if (files.empty())
-      Fail(p.string() + ": no Proj_*.hnd file (looked in the folder and in Scan0/)");
+      Fail(p.string() + ": no Proj_*.hnd or Proj_*.hnc file (looked in the folder and in Scan0/)");
     if (!IsFile(p / "ProjectionInfo.xml"))
     {
       const fs::path up = FindUpwards(p, "ProjectionInfo.xml");
@@ -662,7 +683,7 @@ VarianScan::OpenObi(const std::string & path, const Options & options)
     record.rows = header.rows;
     records.push_back(record);
   }
-  m_Format = "Varian OBI (HND)";
+  m_Format = EndsWith(files.front(), ".hnc") ? "Varian OBI (HNC)" : "Varian OBI (HND)";
   UseRecords(records, false);
   FindAirScan(root.empty() ? p.parent_path().string() : root.string(), settings, false, options);
 }
@@ -768,7 +789,9 @@ VarianScan::FindAirScan(const std::string & root, const XmlSettings & settings, 
       largest = std::max(largest, std::abs(m_Geometry->GetParameters(k).projectionOffsetX));
     fan = largest > 10. ? "half" : "full";
   }
-  const std::string extension = xim ? ".xim" : ".hnd";
+  // The air scan is a file of the projections' own format.
+  const std::string extension =
+    xim ? ".xim" : (EndsWith(m_ProjectionFiles.front(), ".hnc") ? std::string(".hnc") : std::string(".hnd"));
   const std::string wanted = bowtieKnown ? (bowtie ? "FilterBowtie*" : "Filter") : "Filter*";
   std::ostringstream describe;
   describe << (root.empty() ? std::string("<no scan folder>") : root) << "/Calibrations/AIR-*";
@@ -782,7 +805,8 @@ VarianScan::FindAirScan(const std::string & root, const XmlSettings & settings, 
   {
     std::vector<fs::path> folders;
     std::error_code error;
-    for (fs::directory_iterator it(fs::path(root) / "Calibrations", error), end; !error && it != end; it.increment(error))
+    const fs::path calibrations = fs::path(root) / "Calibrations";
+    for (fs::directory_iterator it(calibrations, error), end; !error && it != end; it.increment(error))
     {
       const std::string name = it->path().filename().string();
       if (!IsDirectory(it->path()) || !StartsWith(name, "AIR-"))
@@ -827,7 +851,8 @@ VarianScan::FindAirScan(const std::string & root, const XmlSettings & settings, 
       Fail("no air scan: looked for " + describe.str() +
            " (set VarianScan::Options::airScanFallback to normalise with a constant I0 instead)");
     AddToLog("Air scan: none found (looked for " + describe.str() + "); fallback: I0 " +
-             (options.fallbackI0 > 0. ? std::to_string(options.fallbackI0) : std::string("= the stack's brightest reading")) +
+             (options.fallbackI0 > 0. ? std::to_string(options.fallbackI0)
+                                      : std::string("= the stack's brightest reading")) +
              " at the mean norm-chamber reading");
     return;
   }
@@ -852,7 +877,8 @@ VarianScan::FindAirScan(const std::string & root, const XmlSettings & settings, 
     const double norm = Number(header.dictionary, xim ? "KVNormChamber" : "dCTNormChamber", file);
     if (!(norm > 0.) || !std::isfinite(norm))
       Fail(file + ": air scan norm-chamber reading " + std::to_string(norm) + "; expected a value > 0");
-    const double angle = found.size() > 1 ? Number(header.dictionary, xim ? "KVSourceRtn" : "dCTProjectionAngle", file) : 0.;
+    const double angle =
+      found.size() > 1 ? Number(header.dictionary, xim ? "KVSourceRtn" : "dCTProjectionAngle", file) : 0.;
     m_AirFiles.push_back(file);
     m_AirNormChambers.push_back(norm);
     m_AirAngles.push_back(angle);

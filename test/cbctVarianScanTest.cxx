@@ -453,7 +453,11 @@ struct Frame
 constexpr int FrameWidth = 6, FrameHeight = 4;
 
 void
-WriteFrame(const fs::path & file, const Frame & f, int width = FrameWidth, int height = FrameHeight, double pixelCm = 0.0388)
+WriteFrame(const fs::path & file,
+           const Frame & f,
+           int width = FrameWidth,
+           int height = FrameHeight,
+           double pixelCm = 0.0388)
 {
   XimContents c;
   c.width = width;
@@ -712,7 +716,9 @@ TEST(VarianScanFolder, ObiProjectionInfoAndHnd)
   scan->ToLineIntegrals(stack);
   // log(I0 / (R * Nmean / N_k)), Nmean = 2500.
   for (int k = 0; k < 4; ++k)
-    EXPECT_NEAR(stack->GetBufferPointer()[15 * k + 7], std::log(139000. / ((2000. + k) * 2500. / (1000. * (k + 1)))), 1e-5);
+    EXPECT_NEAR(stack->GetBufferPointer()[15 * k + 7],
+                std::log(139000. / ((2000. + k) * 2500. / (1000. * (k + 1)))),
+                1e-5);
   // Without ProjectionInfo.xml: the HND's own fields (dSAD, dSFD in mm; dIDUPosLat in cm).
   fs::remove(folder.path / "ProjectionInfo.xml");
   auto bare = VarianScan::Open(folder.path.string(), options);
@@ -877,7 +883,9 @@ TEST(VarianScanEndToEnd, HalfFanTrueBeamScanReconstructsAsTheDirectSimulation)
   for (unsigned int k = 0; k < Count; ++k)
     for (unsigned int r = 0; r < 3; ++r)
       for (unsigned int c = 0; c < 4; ++c)
-        ASSERT_NEAR(geometry->GetMatrix(k)(r, c), direct->GetMatrix(k)(r, c), 1e-9 * (1. + std::abs(direct->GetMatrix(k)(r, c))));
+        ASSERT_NEAR(geometry->GetMatrix(k)(r, c),
+                    direct->GetMatrix(k)(r, c),
+                    1e-9 * (1. + std::abs(direct->GetMatrix(k)(r, c))));
   ImageType::Pointer readBack = ScanImporter::ReadLineIntegrals(scan);
   ASSERT_EQ(readBack->GetLargestPossibleRegion().GetSize(), lineIntegrals->GetLargestPossibleRegion().GetSize());
   EXPECT_NEAR(readBack->GetSpacing()[0], PixelMm, 1e-9);
@@ -930,4 +938,36 @@ TEST(VarianScanEndToEnd, HalfFanTrueBeamScanReconstructsAsTheDirectSimulation)
   std::cout << "against the phantom (central region): MAE " << q.meanAbsoluteError << ", PSNR " << q.psnr << " dB"
             << std::endl;
   EXPECT_LT(q.meanAbsoluteError, 0.1);
+}
+
+TEST(VarianScanFolder, ObiHncFiles)
+{
+  // HNC: HND's header fields in 512 bytes, uncompressed 16-bit pixels; read as an OBI scan too.
+  TemporaryFolder folder("hnc");
+  for (int k = 0; k < 3; ++k)
+  {
+    test::HndContents c;
+    c.width = 4;
+    c.height = 2;
+    c.pixels.assign(8, 1000u + 100u * k);
+    test::SetTypicalHndHeader(c, 90. + 5. * k);
+    c.reals["dCTNormChamber"] = 500.;
+    fs::create_directories(folder.path);
+    test::WriteHnc((folder.path / ("Proj_" + std::to_string(k) + ".hnc")).string(), c);
+  }
+  ASSERT_TRUE(VarianScan::Recognizes(folder.path.string()));
+  ASSERT_TRUE(VarianScan::Recognizes((folder.path / "Proj_0.hnc").string()));
+  const std::string message = MessageOf([&] { VarianScan::Open(folder.path.string()); });
+  EXPECT_NE(message.find("Filter*.hnc"), std::string::npos) << message;
+  VarianScan::Options options;
+  options.airScanFallback = true;
+  auto scan = VarianScan::Open(folder.path.string(), options);
+  EXPECT_EQ(scan->Format(), "Varian OBI (HNC)");
+  ASSERT_EQ(scan->ProjectionFiles().size(), 3u);
+  EXPECT_NEAR(scan->Geometry()->GetParameters(2).gantryAngle, 100. * Pi / 180., 1e-12);
+  auto stack = ReadStack(scan);
+  scan->ToLineIntegrals(stack);
+  // I0 estimated: the brightest reading (1200) reads 0.
+  EXPECT_NEAR(stack->GetBufferPointer()[16], 0., 1e-6);
+  EXPECT_NEAR(stack->GetBufferPointer()[0], std::log(1200. / 1000.), 1e-6);
 }
