@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A scanner's scan, from its folder to a volume, as a user runs it: cbctWriteScan writes an Elekta XVI 5
 # folder (HIS + _Frames.xml) from the exact line integrals of the Shepp-Logan phantom (cbct-simulate on
-# XVI's geometry: SID 1000 mm, SDD 1536 mm, 409.6 mm detector); cbct-import must say what it found and
+# XVI's geometry: SID 1000 mm, SDD 1536 mm, 409.6 mm detector), and a Varian TrueBeam half-fan folder
+# (Scan.xml, XIM counts, an air scan); cbct-import must say what it found and
 # write projections and geometry that reconstruct as the simulation does (the readings are the line
 # integrals rounded to 16-bit counts); cbct-fdk --scan and cbct-sart --scan must give the volumes of the
 # imported files, bit for bit; --raw keeps the 16-bit readings. Also the refusals: an output that is a
@@ -91,6 +92,18 @@ echo "== --raw keeps the readings"
 expect_line raw.log "^cbct-import: wrote raw.mha (raw readings, unsigned_short) and raw.xml"
 grep -q "ElementType = MET_USHORT" raw.mha || { echo "FAIL: raw.mha is not 16-bit"; exit 1; }
 cmp raw.xml imported.xml
+
+echo "== a Varian TrueBeam half-fan scan (Scan.xml, XIM counts, an air scan): half fan said, FDK as the simulation"
+"$bin/cbct-simulate" --nproj 90 --sid 1000 --sdd 1500 --detector-size 64 --detector-spacing 6.4 --proj-offset-x 120 \
+  --phantom-scale 80 --phantom-density 0.02 -g vsim.xml -o vsim.mha
+"$bin/cbctWriteScan" varian vsim.mha vsim.xml varian
+"$bin/cbct-import" varian -o vimported.mha -g vimported.xml | tee vimport.log
+expect_line vimport.log "^cbct-import: Varian TrueBeam/ProBeam (XIM) from varian"
+expect_line vimport.log "^cbct-import: 90 projections, gantry angles 0.0 to 356.0 deg, arc 356.0 deg"
+expect_line vimport.log "^cbct-import: half fan (offset detector): the detector reaches 56.4 mm and 211.6 mm"
+"$bin/cbct-fdk" -g vsim.xml --projections vsim.mha "${grid[@]}" -o vdirect.mha
+"$bin/cbct-fdk" --scan varian "${grid[@]}" -o vscan.mha
+mae_below vscan.mha vdirect.mha 1e-4
 
 echo "== refusals"
 expect_error "--scan and --projections/--path/--regexp" \
