@@ -52,9 +52,10 @@ public:
     return Find(section, key).has_value();
   }
 
-  /** The value of `key` in `section`, if given (and given once, or always the same). */
+  /** The value of `key` in `section`, if given (and given once, or always the same); an empty value
+   * counts as not given unless `emptyIsAValue`. */
   std::optional<std::string>
-  Find(const std::string & section, const std::string & key) const;
+  Find(const std::string & section, const std::string & key, bool emptyIsAValue = false) const;
   /** The value of a required key: throws "[section] key is missing" when absent or empty. */
   std::string
   String(const std::string & section, const std::string & key) const;

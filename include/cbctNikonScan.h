@@ -15,7 +15,7 @@ namespace cbct
  *
  * \par Files
  * Open() takes the .xtekct file or the folder holding it (one .xtekct there). Its [XTekCT] section
- * names the projections: `Name` + `InputSeparator` ("_" when absent) + the projection number from 1,
+ * names the projections: `Name` + `InputSeparator` ("_" when absent; it may be given empty) + the projection number from 1,
  * four digits or more (`Name_0001.tif`, ...), in the folder `InputFolderName` relative to the .xtekct
  * file when that folder exists, else the .xtekct file's own folder. Every file must exist.
  *

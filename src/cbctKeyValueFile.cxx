@@ -130,7 +130,7 @@ KeyValueFile::Where(const std::string & section, const std::string & key) const
 }
 
 std::optional<std::string>
-KeyValueFile::Find(const std::string & section, const std::string & key) const
+KeyValueFile::Find(const std::string & section, const std::string & key, bool emptyIsAValue) const
 {
   const std::string s = Normalised(section);
   const std::string k = Normalised(key);
@@ -146,7 +146,7 @@ KeyValueFile::Find(const std::string & section, const std::string & key) const
            std::to_string(found->line) + ", '" + entry.value + "' on line " + std::to_string(entry.line) +
            "); expected one value");
   }
-  if (found == nullptr || found->value.empty())
+  if (found == nullptr || (found->value.empty() && !emptyIsAValue))
     return std::nullopt;
   return found->value;
 }

@@ -65,7 +65,7 @@ std::vector<double>
 ReadAngleTable(const std::string & path, std::size_t count)
 {
   // One line per projection: a few tens of bytes each; anything much longer is not such a table.
-  const std::size_t limit = 4096 + count * 256;
+  const std::size_t limit = 4096 + count * 128;
   std::ifstream file(path, std::ios::binary);
   if (!file)
     Fail("angle file " + path + " cannot be opened for reading");
@@ -279,7 +279,8 @@ NikonScan::Open(const std::string & path)
 
   // The projection files.
   const std::string name = ini.String(Section, "Name");
-  const std::string separator = ini.Find(Section, "InputSeparator").value_or("_");
+  // InputSeparator may be given empty: the number follows the name directly.
+  const std::string separator = ini.Find(Section, "InputSeparator", true).value_or("_");
   std::string folder = itksys::SystemTools::GetFilenamePath(xtekct);
   if (const auto inputFolder = ini.Find(Section, "InputFolderName"))
   {

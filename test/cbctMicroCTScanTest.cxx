@@ -253,6 +253,24 @@ TEST(NikonScan, FieldsGiveTheGeometry)
   EXPECT_EQ(scan->Geometry()->GetNumberOfProjections(), 12u);
 }
 
+TEST(NikonScan, SeparatorAndFolderOfTheProjections)
+{
+  // An empty InputSeparator: sample0001.tif ...; five digits are found too.
+  TemporaryFolder folder("scan");
+  auto tiny = Counts(1, 1, [](unsigned long, unsigned long) { return static_cast<unsigned short>(1); });
+  itksys::SystemTools::MakeDirectory(folder / "data");
+  for (unsigned int k = 1; k <= 2; ++k)
+    WriteTiff(folder / ("data/sample0000" + std::to_string(k) + ".tif"), tiny.GetPointer());
+  WriteText(folder / "sample.xtekct", Section("XTekCT", With(NikonFields(), { { "Projections", "2" }, { "InputSeparator", "" }, { "InputFolderName", "data" } })));
+  auto scan = NikonScan::Open(folder / "sample.xtekct");
+  EXPECT_EQ(scan->ProjectionFiles()[1], folder / "data/sample00002.tif");
+  // An InputFolderName that is no folder here (the acquisition PC's path): the .xtekct's folder.
+  WriteText(folder / "sample.xtekct", Section("XTekCT", With(NikonFields(), { { "Projections", "2" }, { "InputFolderName", "D:\\scans\\sample" } })));
+  WriteTiff(folder / "sample_0001.tif", tiny.GetPointer());
+  WriteTiff(folder / "sample_0002.tif", tiny.GetPointer());
+  EXPECT_EQ(NikonScan::Open(folder / "sample.xtekct")->ProjectionFiles()[0], folder / "sample_0001.tif");
+}
+
 TEST(NikonScan, CtDataAnglesByProjectionNumber)
 {
   TemporaryFolder folder("scan");
