@@ -12,7 +12,9 @@ namespace cbct
  * \brief Registers HisImageIO (Elekta XVI's Heimann HIS files) with ITK's object factory, so that
  * every itk::ImageFileReader opens .his files.
  *
- * RegisterOneFactory() registers it once per process (a second call does nothing).
+ * RegisterOneFactory() registers it once per process (a second call does nothing), at the front
+ * of ITK's list: HisImageIO claims only names ending in .his, and is asked before ITK's readers, some
+ * of which (PNG) abort the process on a damaged file whose first bytes look like theirs.
  * \ingroup ConeBeamCT
  */
 class ConeBeamCT_EXPORT HisImageIOFactory : public itk::ObjectFactoryBase

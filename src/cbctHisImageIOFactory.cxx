@@ -37,8 +37,11 @@ HisImageIOFactory::RegisterOneFactory()
     if (dynamic_cast<HisImageIOFactory *>(factory) != nullptr)
       return;
   }
+  // At the front of ITK's list: HisImageIO claims .his files by name alone, so it is asked first and
+  // a damaged .his file gets its message. Behind ITK's own readers, a .his file that starts like a
+  // PNG went to ITK's PNG reader, which lets libpng abort the process (found by cbctFuzzHisFile).
   auto factory = HisImageIOFactory::New();
-  itk::ObjectFactoryBase::RegisterFactoryInternal(factory);
+  itk::ObjectFactoryBase::RegisterFactory(factory, itk::ObjectFactoryBase::InsertionPositionEnum::INSERT_AT_FRONT);
 }
 
 } // namespace cbct

@@ -232,6 +232,17 @@ TEST_F(HisImageIOTest, BadMagicAndHeaderSizeAreRefused)
   EXPECT_NE(ReadError(header).find("header size is 100; expected 68"), std::string::npos) << ReadError(header);
 }
 
+TEST_F(HisImageIOTest, BadHisFileThatStartsLikeAPngGetsTheHisMessage)
+{
+  // HisImageIO is asked before ITK's readers: behind them, ITK's PNG reader took this file and
+  // libpng aborted the process (cbctFuzzHisFile's first find).
+  std::string bytes = cbct::test::HisBytes(HisSpec());
+  bytes.replace(0, 8, "\x89PNG\r\n\x1a\n", 8);
+  const std::string path = WriteBytes("png.his", bytes);
+  const std::string message = ReadError(path);
+  EXPECT_NE(message.find("HIS file " + path + ": file type is 0x5089"), std::string::npos) << message;
+}
+
 TEST_F(HisImageIOTest, WriteIsRefused)
 {
   auto io = cbct::HisImageIO::New();
