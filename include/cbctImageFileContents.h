@@ -33,7 +33,10 @@ namespace cbct
  * ITK 5.2's PNGImageIO lets libpng abort the process on a damaged chunk (see src/cbctPngDecoding.h).
  *
  * Other formats (DICOM, MINC1, JPEG 2000, LSM, BioRad, Stimulate, GE, Bruker) are not measured here:
- * Measured() is false and their reader's own checks apply.
+ * Measured() is false and their reader's own checks apply. So are the vendor projection formats of
+ * ConeBeamCT (Varian XIM, HND and HNC: formats "Xim" and "Hnd"), whose readers check every size
+ * against the file: a file cut short or whose sizes disagree throws here already (in the reader's
+ * ReadImageInformation()), a damaged lookup table when the pixels are read.
  *
  * Uncompressed sizes are compared: a compressed stream is inflated (up to one byte more than the
  * header promises), so inspecting a compressed file costs about one decompression.
