@@ -4,6 +4,7 @@
 #include "cbctDBaseTable.h"
 #include "cbctElektaTestFiles.h"
 #include "cbctElektaXVIScan.h"
+#include "cbctScanImporter.h"
 
 #include <gtest/gtest.h>
 
@@ -461,5 +462,40 @@ TEST(ElektaXVIScan, FloodAndDarkFieldsAreAppliedUnlessTheFramesAreCorrected)
   const std::string message = ErrorOf([&] { scan->ToLineIntegrals(stack3); });
   EXPECT_NE(message.find("flood field " + (folder / "Flood.his").string() + " is 4 x 3 pixels"), std::string::npos)
     << message;
+}
+
+TEST(ElektaXVIScan, ImporterReadsAnXvi5ScanToLineIntegrals)
+{
+  // The whole path: detection among the vendors, HIS files through ITK's factory, the lookup table.
+  const fs::path root = TestFolder();
+  const fs::path folder = root / "img_1.2.3";
+  fs::create_directories(folder);
+  for (int seq = 1; seq <= 2; ++seq)
+  {
+    HisSpec spec;
+    spec.width = 3;
+    spec.height = 2;
+    spec.pixels = { 0, 1, 16384, 32768, 49152, static_cast<std::uint16_t>(65534 - seq + 1) };
+    cbct::test::WriteHis(folder / ("0000" + std::to_string(seq) + ".1.2.3.his"), spec);
+  }
+  cbct::test::WriteBytes(folder / "_Frames.xml", cbct::test::FramesXml({ { 1, -90., 115., 0. }, { 2, 90., 115., 0. } }));
+  const auto scan = cbct::ScanImporter::Open(folder.string());
+  EXPECT_EQ(scan->Format(), "Elekta XVI 5 (HIS + _Frames.xml)");
+  const auto stack = cbct::ScanImporter::ReadLineIntegrals(scan);
+  const auto size = stack->GetLargestPossibleRegion().GetSize();
+  ASSERT_EQ(size[0], 3u);
+  ASSERT_EQ(size[1], 2u);
+  ASSERT_EQ(size[2], 2u);
+  EXPECT_NEAR(stack->GetSpacing()[0], 409.6 / 3, 1e-9);
+  EXPECT_NEAR(stack->GetOrigin()[1], -0.5 * 409.6 / 2, 1e-9);
+  const double expected[] = { std::log(65536. / 65535.), std::log(65536. / 65535.), std::log(4. / 3.),
+                              std::log(2.), std::log(4.), std::log(65536. / 2.) };
+  for (unsigned int k = 0; k < 2; ++k)
+    for (unsigned int i = 0; i < 6; ++i)
+    {
+      const double want = (k == 1 && i == 5) ? std::log(65536. / 3.) : expected[i];
+      EXPECT_NEAR(stack->GetPixel({ { i % 3, i / 3, k } }), want, 1e-5) << k << " " << i;
+    }
+  EXPECT_NEAR(scan->Geometry()->GetParameters(0).projectionOffsetX, -115., 1e-12);
 }
 } // namespace
