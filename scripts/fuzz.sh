@@ -13,7 +13,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(cbctFuzzGeometryXml cbctFuzzPhantomFile cbctFuzzProjectionFile cbctFuzzHisFile cbctFuzzDBaseTable cbctFuzzXviFrames cbctFuzzVarianXml cbctFuzzXimFile cbctFuzzHndFile)
+  targets=(cbctFuzzGeometryXml cbctFuzzPhantomFile cbctFuzzProjectionFile cbctFuzzHisFile cbctFuzzDBaseTable cbctFuzzXviFrames cbctFuzzVarianXml cbctFuzzXimFile cbctFuzzHndFile cbctFuzzMicroCTScan)
 fi
 if [ ! -f "$build/CMakeCache.txt" ] || ! grep -q '^CBCT_BUILD_FUZZERS:BOOL=ON' "$build/CMakeCache.txt"; then
   echo "error: $build is not configured with -DCBCT_BUILD_FUZZERS=ON (run scripts/sanitize.sh)" >&2
