@@ -69,8 +69,6 @@ Validate(Options & o)
   for (const std::string & input : o.inputs)
     if (input.empty() || !itksys::SystemTools::FileExists(input))
       Bad("INPUT", Quoted(input), "an existing scan folder or file");
-  if (o.inputs.size() > 1)
-    Bad("INPUT", std::to_string(o.inputs.size()) + " paths", "one scan folder or file");
   if (!o.format.empty())
   {
     bool known = false;
@@ -178,6 +176,14 @@ WriteTemporaryImage(const TImage * image, const std::string & temporary)
   cbct::ImageFileContents::Inspect(temporary).CheckComplete();
 }
 
+/** The inputs as the messages name them: the path, or "the first path (and N more)". */
+std::string
+InputsText(const Options & o)
+{
+  return o.inputs.front() +
+         (o.inputs.size() > 1 ? " (and " + std::to_string(o.inputs.size() - 1) + " more)" : std::string());
+}
+
 int
 Import(Options & o)
 {
@@ -186,11 +192,11 @@ Import(Options & o)
   cbct::ScannerScan::Pointer scan;
   try
   {
-    scan = cbct::ScanImporter::Open(o.inputs.front(), o.format);
+    scan = cbct::ScanImporter::Open(o.inputs, o.format);
   }
   catch (const itk::ExceptionObject & e)
   {
-    throw Error("INPUT " + o.inputs.front() + ": " + WithoutItkPrefix(e.GetDescription()) +
+    throw Error("INPUT " + InputsText(o) + ": " + WithoutItkPrefix(e.GetDescription()) +
                 (o.format.empty() ? " (--format: one of " + FormatNames() + ")" : ""));
   }
   CheckOutputs(o, scan);
@@ -208,7 +214,7 @@ Import(Options & o)
   }
   catch (const itk::ExceptionObject & e)
   {
-    throw Error("INPUT " + o.inputs.front() + ": " + WithoutItkPrefix(e.GetDescription()));
+    throw Error("INPUT " + InputsText(o) + ": " + WithoutItkPrefix(e.GetDescription()));
   }
   const double readSeconds = clock.Seconds();
   const itk::ImageBase<3> * stack = o.raw ? raw.image.GetPointer() : lineIntegrals.GetPointer();
@@ -216,11 +222,11 @@ Import(Options & o)
   {
     const NonFiniteValues nonFinite = FindNonFinite(lineIntegrals.GetPointer());
     if (nonFinite.Count() > 0)
-      throw Error("INPUT " + o.inputs.front() + ": the line integrals of the " + scan->Format() + " reader hold " +
+      throw Error("INPUT " + InputsText(o) + ": the line integrals of the " + scan->Format() + " reader hold " +
                   nonFinite.Describe("pixel (u, v, projection)") + "; expected finite values (use --raw to see the readings)");
   }
 
-  PrintSummary(scan, stack, o.inputs.front());
+  PrintSummary(scan, stack, InputsText(o));
   if (o.verbose)
     for (const std::string & line : scan->Log())
       std::cout << "cbct-import: log: " << line << std::endl;
@@ -274,7 +280,9 @@ main(int argc, char ** argv)
                 "their integer type) and its geometry as RTK's XML. Prints what it found: the format, the projections, "
                 "the angles covered, the detector, half fan or not; --verbose adds every conversion made.",
                 "cbct-import" };
-  app.add_option("input,--input", o.inputs, "The scan: its folder, or its file (e.g. a .xtekct, a _Frames.xml, a lone .xim)");
+  app.add_option("input,--input", o.inputs,
+                 "The scan: its folder, or its file (e.g. a .xtekct, a _Frames.xml, a lone .xim); several are read as one "
+                 "scan, one after the other (e.g. lone .xim files), and must share one detector grid");
   app.add_option("-o,--output", o.output, "Output projections (.mha, .nrrd, .nii, .tif, ...)")->required();
   app.add_option("-g,--geometry", o.geometry, "Output geometry file (RTK ThreeDCircularGeometry XML)")->required();
   app.add_flag("--raw", o.raw, "Write the detector readings as stored, in their integer type, instead of line integrals");

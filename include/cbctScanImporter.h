@@ -73,6 +73,11 @@ public:
    * geometry projections as files, a positive finite detector spacing. */
   static ScannerScan::Pointer
   Open(const std::string & path, const std::string & format = "");
+  /** Several scans read as one (ScanSeries: files and geometries one after the other, each scan's
+   * readings converted by its own reader), e.g. lone XIM files; each path is opened as Open(path,
+   * format) opens it, and must have the first's detector grid. One path: Open(path, format). */
+  static ScannerScan::Pointer
+  Open(const std::vector<std::string> & paths, const std::string & format = "");
   /** Open() over another table of vendors (tests; a program adding its own reader). */
   static ScannerScan::Pointer
   Open(const std::string & path, const std::string & format, const std::vector<Vendor> & vendors);

@@ -4,6 +4,7 @@
 #include "cbctElektaXVIScan.h"
 #include "cbctImageFileContents.h"
 #include "cbctNikonScan.h"
+#include "cbctScanSeries.h"
 #include "cbctScannerImageIOFactories.h"
 #include "cbctVarianScan.h"
 
@@ -324,6 +325,19 @@ ScannerScan::Pointer
 ScanImporter::Open(const std::string & path, const std::string & format)
 {
   return Open(path, format, Vendors());
+}
+
+ScannerScan::Pointer
+ScanImporter::Open(const std::vector<std::string> & paths, const std::string & format)
+{
+  if (paths.empty())
+    Fail("no scan path given; expected one or more scan folders or files");
+  if (paths.size() == 1)
+    return Open(paths.front(), format);
+  auto series = ScanSeries::New();
+  for (const std::string & path : paths)
+    series->AddScan(Open(path, format), path);
+  return series.GetPointer();
 }
 
 ScannerScan::Pointer

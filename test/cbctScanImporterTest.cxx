@@ -2,6 +2,7 @@
 // the reading of a scan's projection files into one stack (order, grid, conversion, raw type kept,
 // mismatched files refused), over a small ScannerScan of MetaImage files the test writes.
 #include "cbctScanImporter.h"
+#include "cbctScanSeries.h"
 
 #include <gtest/gtest.h>
 #include <itkImageFileWriter.h>
@@ -515,6 +516,73 @@ TEST(ScanImporter, EveryVendorOfTheTableIsComplete)
     for (const auto & vendor : ScanImporter::Vendors())
       EXPECT_NE(message.find(vendor.looksFor), std::string::npos) << message;
   }
+}
+
+} // namespace
+
+namespace
+{
+
+TEST(ScanSeries, ScansReadAsOneEachConvertedByItsOwnReader)
+{
+  const std::string dir = MakeDirectory("series");
+  auto first = WriteScan(dir, 3);
+  auto second = TestScan::New();
+  for (unsigned int p = 0; p < 4; ++p)
+  {
+    const std::string file = dir + "/second" + std::to_string(p) + ".mha";
+    WriteProjection<unsigned short>(file, 5, 3, [p](unsigned u, unsigned v) { return Reading(u, v, 10 + p); });
+    second->m_Files.push_back(file);
+  }
+  second->m_I0 = 8000.f; // another calibration: each part must be converted with its own
+  auto series = cbct::ScanSeries::New();
+  series->AddScan(first, "first");
+  series->AddScan(second, "second");
+  ASSERT_EQ(series->ProjectionFiles().size(), 7u);
+  EXPECT_EQ(series->ProjectionFiles()[3], second->m_Files[0]);
+  EXPECT_EQ(series->Format(), "2 scans: test scan (MetaImage)");
+  const auto geometry = series->Geometry();
+  ASSERT_EQ(geometry->GetNumberOfProjections(), 7u);
+  // TestScan's angles are 2p degrees within each scan.
+  EXPECT_NEAR(geometry->GetGantryAngle(2), 4. * 3.14159265358979323846 / 180., 1e-12);
+  EXPECT_NEAR(geometry->GetGantryAngle(4), 2. * 3.14159265358979323846 / 180., 1e-12);
+  auto stack = ScanImporter::ReadLineIntegrals(series);
+  ASSERT_EQ(stack->GetLargestPossibleRegion().GetSize(2), 7u);
+  for (unsigned int p = 0; p < 7; ++p)
+  {
+    const unsigned int k = p < 3 ? p : 10 + (p - 3);
+    const double i0 = p < 3 ? 4000. : 8000.;
+    for (unsigned int v = 0; v < 3; ++v)
+      for (unsigned int u = 0; u < 5; ++u)
+        ASSERT_NEAR(stack->GetPixel({ { u, v, p } }), -std::log(Reading(u, v, k) / i0), 1e-6) << p;
+  }
+  EXPECT_EQ(first->m_Conversions, 1);
+  EXPECT_EQ(second->m_Conversions, 1);
+  ASSERT_EQ(series->Log().size(), 2u);
+  EXPECT_EQ(series->Log()[0], "first: test: -log(I / 4000.000000)");
+  EXPECT_EQ(series->Log()[1], "second: test: -log(I / 8000.000000)");
+}
+
+TEST(ScanSeries, BadDetectorGridsAreRefused)
+{
+  const std::string dir = MakeDirectory("seriesgrid");
+  auto first = WriteScan(dir, 2);
+  auto other = WriteScan(dir, 2);
+  other->m_Spacing = { { 0.8, 0.61 } };
+  auto series = cbct::ScanSeries::New();
+  series->AddScan(first, "a");
+  try
+  {
+    series->AddScan(other, "b");
+    FAIL() << "a scan of another detector grid was added";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string message = e.GetDescription();
+    EXPECT_NE(message.find("scan b has a detector of 0.8 x 0.61 mm"), std::string::npos) << message;
+  }
+  EXPECT_EQ(series->GetNumberOfScans(), 1u);
+  EXPECT_THROW(ScanImporter::Open(std::vector<std::string>{}), itk::ExceptionObject);
 }
 
 } // namespace

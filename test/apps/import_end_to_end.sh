@@ -104,6 +104,12 @@ expect_line vimport.log "^cbct-import: half fan (offset detector): the detector 
 "$bin/cbct-fdk" -g vsim.xml --projections vsim.mha "${grid[@]}" -o vdirect.mha
 "$bin/cbct-fdk" --scan varian "${grid[@]}" -o vscan.mha
 mae_below vscan.mha vdirect.mha 1e-4
+echo "== the same scan as 90 lone XIM files given one by one: the same projections and geometry"
+"$bin/cbct-import" $(for k in $(seq 0 89); do echo varian/Acquisitions/1/Proj_$k.xim; done) -o vlone.mha -g vlone.xml \
+  | tee vlone.log
+expect_line vlone.log "^cbct-import: 90 scans: Varian TrueBeam/ProBeam (XIM) from varian/Acquisitions/1/Proj_0.xim (and 89 more)"
+cmp vlone.mha vimported.mha
+cmp vlone.xml vimported.xml
 
 echo "== refusals"
 expect_error "--scan and --projections/--path/--regexp" \
