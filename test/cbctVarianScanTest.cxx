@@ -878,6 +878,8 @@ TEST(VarianScanEndToEnd, HalfFanTrueBeamScanReconstructsAsTheDirectSimulation)
   // Read back: the scan, its geometry, the files stacked and converted (ScanImporter).
   auto scan = ScanImporter::Open(folder.path.string()); // detection: the Varian reader recognises it
   EXPECT_EQ(scan->Format(), "Varian TrueBeam/ProBeam (XIM)");
+  for (const auto & line : scan->Log())
+    std::cout << "  log: " << line << std::endl;
   auto geometry = scan->Geometry();
   ASSERT_EQ(geometry->GetNumberOfProjections(), Count);
   for (unsigned int k = 0; k < Count; ++k)
