@@ -1029,18 +1029,6 @@ ToCounts(const ImageType * lineIntegrals,
   });
 }
 
-/** The two readers as ScanImporter vendors, in its order (Nikon before the generic .log). */
-std::vector<ScanImporter::Vendor>
-MicroCTVendors()
-{
-  return { { "nikon", "Nikon X-Tek (.xtekct + TIFF)", "a .xtekct file or a folder with one",
-             [](const std::string & path) { return NikonScan::Recognizes(path); },
-             [](const std::string & path) -> ScannerScan::Pointer { return NikonScan::Open(path).GetPointer(); } },
-           { "bruker", "Bruker SkyScan (.log + TIFF)", "a SkyScan .log file or a folder with one",
-             [](const std::string & path) { return BrukerScan::Recognizes(path); },
-             [](const std::string & path) -> ScannerScan::Pointer { return BrukerScan::Open(path).GetPointer(); } } };
-}
-
 /** The scan's files read with ITK's TIFFImageIO, stacked on the scan's detector grid, converted: the
  * same as ScanImporter::ReadLineIntegrals(), written out to check it. */
 ImageType::Pointer
@@ -1137,8 +1125,8 @@ TEST(NikonScan, SimulatedScanReadBackReconstructsAsTheSimulation)
                 .GetPointer());
   }
 
-  // Opened and read through ScanImporter, which picks the reader from the folder.
-  ScannerScan::Pointer scan = ScanImporter::Open(folder.Path(), "", MicroCTVendors());
+  // Opened and read through ScanImporter, which picks the reader from the folder among all vendors.
+  ScannerScan::Pointer scan = ScanImporter::Open(folder.Path());
   ASSERT_NE(dynamic_cast<NikonScan *>(scan.GetPointer()), nullptr);
   auto geometry = scan->Geometry();
   ASSERT_EQ(geometry->GetNumberOfProjections(), E2EProjections);
@@ -1208,7 +1196,7 @@ TEST(BrukerScan, SimulatedScanReadBackReconstructsAsTheSimulation)
     WriteTiff(folder / name, ToCounts(lineIntegrals, k, flat, dark).GetPointer());
   }
 
-  ScannerScan::Pointer scan = ScanImporter::Open(folder.Path(), "", MicroCTVendors());
+  ScannerScan::Pointer scan = ScanImporter::Open(folder.Path());
   const auto * bruker = dynamic_cast<const BrukerScan *>(scan.GetPointer());
   ASSERT_NE(bruker, nullptr);
   EXPECT_EQ(bruker->FlatFile(), folder / "phantom_flat.tif");
