@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -247,6 +248,26 @@ struct Header
   unsigned int columns = 0;
   unsigned int rows = 0;
 };
+
+/** Whether `file` is a XIM that declares no pixels (width or height 0): TrueBeam may close an
+ * acquisition with such a frame (RTK's XIM reader gives it angle 6000 and its geometry reader skips
+ * it); the XIM reader refuses it, so it is recognised here from its first 20 bytes (identifier
+ * "VMS.XI", int32 version, width, height, little-endian). */
+bool
+XimDeclaresNoPixels(const std::string & file)
+{
+  std::ifstream in(file, std::ios::binary);
+  unsigned char bytes[20] = {};
+  if (!in.read(reinterpret_cast<char *>(bytes), sizeof(bytes)))
+    return false;
+  if (std::string(reinterpret_cast<const char *>(bytes), 6) != "VMS.XI")
+    return false;
+  const auto int32At = [&](int at) {
+    return static_cast<std::int32_t>(std::uint32_t(bytes[at]) | std::uint32_t(bytes[at + 1]) << 8 |
+                                     std::uint32_t(bytes[at + 2]) << 16 | std::uint32_t(bytes[at + 3]) << 24);
+  };
+  return int32At(12) == 0 || int32At(16) == 0;
+}
 
 Header
 ReadHeader(const std::string & file)
@@ -616,7 +637,8 @@ VarianScan::OpenTrueBeam(const std::string & path, const Options & options)
   records.reserve(files.size());
   for (const auto & file : files)
   {
-    const Header header = ReadHeader(file);
+    const bool noPixels = XimDeclaresNoPixels(file);
+    const Header header = noPixels ? Header() : ReadHeader(file);
     if (header.columns == 0 || header.rows == 0)
     {
       ProjectionRecord empty;

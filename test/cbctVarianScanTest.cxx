@@ -582,6 +582,39 @@ TEST(VarianScanFolder, TrueBeamGeometryPerProjection)
   EXPECT_EQ(one->AirScanFiles(), scan->AirScanFiles());
 }
 
+TEST(VarianScanFolder, EmptyFramesAreLeftOut)
+{
+  // A XIM declaring 0 x 0 pixels (TrueBeam may end an acquisition with one) is left out, logged; the
+  // frames around it keep their geometry.
+  TemporaryFolder folder("emptyframe");
+  WriteText(folder.path / "Scan.xml", HalfFanScanXml);
+  WriteCalibrations(folder.path, 50000, 250000);
+  const fs::path acquisition = folder.path / "Acquisitions" / "2";
+  for (int k = 0; k < 4; ++k)
+  {
+    Frame f;
+    f.kvSourceRtn = 10. * k;
+    const fs::path file = acquisition / ("Proj_0000" + std::to_string(k) + ".xim");
+    WriteFrame(file, f);
+    if (k == 1 || k == 3)
+    {
+      XimContents c;
+      c.width = 1;
+      c.height = 2;
+      c.pixels = { 0, 0 };
+      auto bytes = test::MakeXim(c);
+      test::PutValue<std::int32_t>(bytes.bytes, bytes.widthAt, 0);
+      test::PutValue<std::int32_t>(bytes.bytes, bytes.heightAt, 0);
+      test::WriteBytes(file.string(), bytes.bytes);
+    }
+  }
+  auto scan = VarianScan::Open(folder.path.string());
+  ASSERT_EQ(scan->ProjectionFiles().size(), 2u);
+  EXPECT_EQ(fs::path(scan->ProjectionFiles()[1]).filename().string(), "Proj_00002.xim");
+  EXPECT_NEAR(scan->Geometry()->GetParameters(1).gantryAngle, 160. * Pi / 180., 1e-12);
+  EXPECT_TRUE(LogHas(scan, "Proj_00003.xim left out"));
+}
+
 TEST(VarianScanFolder, AirNormalisationValuesFromFiles)
 {
   TemporaryFolder folder("air");
