@@ -210,7 +210,10 @@ ReadStack(const ScannerScan * scan, const itk::ImageIOBase * firstIO, bool measu
         io->Read(slice);
       else
       {
-        std::vector<char> pixels(static_cast<std::size_t>(io->GetImageSizeInBytes()));
+        // One buffer per thread for all its files: a fresh one per file (megabytes, from mmap) would
+        // cost its page faults every time, as much as the decoding itself.
+        static thread_local std::vector<char> pixels;
+        pixels.resize(static_cast<std::size_t>(io->GetImageSizeInBytes()));
         io->Read(pixels.data());
         ConvertPixels(type, pixels.data(), slicePixels, slice, file);
       }
