@@ -14,6 +14,7 @@
 #include "cbctEmissionApp.h"
 #include "cbctCGLSConeBeamReconstructionFilter.h"
 #include "cbctConstantImageSource.h"
+#include "cbctDetectorAxisCheck.h"
 #include "cbctGridOptions.h"
 #include "cbctOSEMConeBeamReconstructionFilter.h"
 #include "cbctPreprocessingOptions.h"
@@ -697,6 +698,10 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   const std::size_t files = inputs.files.size();
   CheckMemory("the reconstruction", IterativeMemoryNeed(o, method, inputs));
   ImageType::Pointer projections = LoadProjections<ImageType>(o, inputs, name, o.verbose ? &std::cout : nullptr);
+  // A detector beside the rotation axis: a warning here, not cbct-fdk's error, since an iterative method
+  // fits the rays that were measured (truncated, one-sided or region-of-interest data, the unseen voxels
+  // keeping the initial volume's values), while FDK's weights assume every voxel is seen.
+  CheckDetectorReachesAxis(o, inputs.files, geometry, projections, AxisMissIs::Warning);
   const auto psize = projections->GetLargestPossibleRegion().GetSize();
   if (o.verbose)
     std::cout << name << ": read projections: " << psize[0] << " x " << psize[1] << " pixels of "
@@ -828,6 +833,8 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
     std::size_t files = 0;
     ImageType::Pointer projections =
       LoadProjections<ImageType>(o, files, name, o.verbose && ranks.Rank() == 0 ? &std::cout : nullptr);
+    if (ranks.Rank() == 0) // a warning, as in one process (every rank holds the same projections)
+      CheckDetectorReachesAxis(o, InspectProjections(o).files, geometry, projections, AxisMissIs::Warning);
     // The grid of --input (read over this rank's slab only) or of --dimension/--spacing/--origin.
     auto reader = itk::ImageFileReader<ImageType>::New();
     if (!o.input.empty())

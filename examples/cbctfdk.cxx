@@ -4,6 +4,7 @@
 #include "cbctAppSupport.h"
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
+#include "cbctDetectorAxisCheck.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctGridOptions.h"
 #include "cbctPreprocessingOptions.h"
@@ -239,6 +240,8 @@ Reconstruct(Options & o)
     const std::string projectionsOption = o.projections.empty() ? "--path/--regexp" : "--projections " + o.projections;
     throw Error(projectionsOption + " with --geometry " + o.geometry + ": " + WithoutItkPrefix(e.GetDescription()));
   }
+  // A detector beside the rotation axis (e.g. a header whose spacing alone was negated) is refused.
+  CheckDetectorReachesAxis(o, inputs.files, geometry, projections, AxisMissIs::Error);
 
   // Slabs along y, the rotation axis: each slab then needs only the projection rows it projects
   // onto, so the projections are weighted and filtered about once in all.
@@ -341,6 +344,8 @@ ReconstructSlab(Options & o, const AppRanks & ranks)
       const std::string projectionsOption = o.projections.empty() ? "--path/--regexp" : "--projections " + o.projections;
       throw Error(projectionsOption + " with --geometry " + o.geometry + ": " + WithoutItkPrefix(e.GetDescription()));
     }
+    // From the headers' layout, before any pixel is read; every rank decides alike.
+    CheckDetectorReachesAxis(o, files, geometry, information, AxisMissIs::Error);
     // The rows this rank's slab asks for: read those alone (and the files' rows their preprocessing needs).
     const auto slab = cbct::MPISlabReconstruction::SlabOf(fdk->GetOutput()->GetLargestPossibleRegion(), MPI_COMM_WORLD);
     fdk->GetOutput()->SetRequestedRegion(slab);

@@ -11,6 +11,7 @@
 // - A format without an origin (TIFF, PNG) gives a centred detector, -(N-1)/2 x spacing (issue 27,
 //   item 8; ITK's readers give (0, 0), which put the rotation axis at the detector's corner), with
 //   --new-spacing applied first; --new-origin still places it; the MPI path's stack information agrees.
+#include "cbctDetectorAxisCheck.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctProjectionRows.h"
 #include "cbctTestHelpers.h"
@@ -498,4 +499,83 @@ TEST(AppProjectionGrid, NegativePixdimInNiftiIsRefused)
   const ImageType::Pointer read = ReadFile(positive);
   EXPECT_EQ(read->GetSpacing()[0], 2.);
   EXPECT_EQ(read->GetLargestPossibleRegion().GetSize(0), 4u);
+}
+
+// cbct-fdk's check before reconstructing (cbctDetectorAxisCheck.h, issue 27, item 7): the sign-only
+// edited stack, read as the apps read it, is refused with one message naming the option, the detector's
+// extent, where the axis projects, the reach on each side and the header's spacing and origin; the
+// iterative apps' warning says the same on stderr; the stack stored reversed with a negative spacing
+// and a half fan that reaches the axis pass.
+TEST(AppProjectionGrid, DetectorBesideTheRotationAxisIsRefusedByFdk)
+{
+  struct AxisOptions : Options
+  {
+    std::string geometry = "g.xml", newOrigin, newSpacing;
+  };
+  const Scan & scan = TheScan();
+  const double spacing[3] = { -2.5, 2.5, 1. };
+  const std::string signOnly = Temporary("axis_sign_only.mha");
+  WriteMetaImage(signOnly, scan.projections, spacing);
+  AxisOptions o;
+  o.projections = signOnly;
+  ::testing::internal::CaptureStderr(); // the flip warning
+  const ImageType::Pointer mirrored = Read(o);
+  ::testing::internal::GetCapturedStderr();
+  using cbct::apps::AxisMissIs;
+  try
+  {
+    cbct::apps::CheckDetectorReachesAxis(o, { signOnly }, scan.geometry, mirrored, AxisMissIs::Error);
+    FAIL() << "a detector beside the rotation axis was accepted";
+  }
+  catch (const cbct::apps::Error & e)
+  {
+    const std::string text = e.what();
+    for (const std::string & expected :
+         { "--projections " + signOnly + " with --geometry g.xml: the detector misses the rotation axis: in projection "
+             "0 (gantry angle 0.0 deg) the detector's columns span u = -357.5 to -117.5 mm (outer pixel edges) but the "
+             "rotation axis projects at u = 0.0 mm",
+           std::string("reach 231.8 mm on the negative side, -78.1 mm on the positive side; negative: not reached"),
+           signOnly + " gives spacing -2.5 x 2.5 mm and origin (-118.75, -118.75) mm: a negative spacing flips the axis "
+                      "about the first pixel" })
+      EXPECT_NE(text.find(expected), std::string::npos) << text;
+    EXPECT_EQ(text.find('\n'), std::string::npos) << "one line";
+  }
+  ::testing::internal::CaptureStderr();
+  EXPECT_TRUE(cbct::apps::CheckDetectorReachesAxis(o, { signOnly }, scan.geometry, mirrored, AxisMissIs::Warning));
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warning.find("warning: --projections " + signOnly + " with --geometry g.xml: the detector misses the "
+                         "rotation axis"),
+            std::string::npos)
+    << warning;
+
+  // Stored reversed, origin at the far end: the same detector, centred.
+  const std::string reversed = Temporary("axis_reversed.mha");
+  WriteMetaImage(reversed, Reversed(scan.projections, 0), spacing);
+  o.projections = reversed;
+  ::testing::internal::CaptureStderr();
+  const ImageType::Pointer read = Read(o);
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(cbct::apps::CheckDetectorReachesAxis(o, { reversed }, scan.geometry, read, AxisMissIs::Error));
+
+  // A half fan whose detector (240 mm) is offset by 100 mm reaches 13 mm past the axis and passes; a
+  // centred scan whose first pixel --new-origin puts at u = 8.75 mm misses it (its edge 7.5 mm beyond
+  // the axis's projection, 5 mm at the axis), and the message names --new-origin.
+  auto half = cbct::test::CircularGeometry(90, 360., 1000., 1500., 100.);
+  o.projections = scan.mha;
+  EXPECT_FALSE(cbct::apps::CheckDetectorReachesAxis(o, { scan.mha }, half, scan.read, AxisMissIs::Error));
+  o.newOrigin = "8.75,-118.75";
+  o.projectionOrigin = { 8.75, -118.75 };
+  const ImageType::Pointer shifted = Read(o);
+  try
+  {
+    cbct::apps::CheckDetectorReachesAxis(o, { scan.mha }, scan.geometry, shifted, AxisMissIs::Error);
+    FAIL() << "a detector put beside the axis by --new-origin was accepted";
+  }
+  catch (const cbct::apps::Error & e)
+  {
+    EXPECT_NE(std::string(e.what()).find("--new-origin 8.75,-118.75 put the first pixel at (8.75, -118.75) mm; a "
+                                         "detector centred on the axis would have it at (-118.75, -118.75) mm"),
+              std::string::npos)
+      << e.what();
+  }
 }
