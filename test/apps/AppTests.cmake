@@ -25,9 +25,13 @@ add_test(NAME apps.detector_origin
 set_tests_properties(apps.detector_origin PROPERTIES TIMEOUT 300)
 # A detector beside the rotation axis (a header whose spacing alone was negated, a wrong origin) refused by
 # cbct-fdk, a reversed stack and half fans still reconstructed, cbct-sart warning (issue 27, item 7).
+set(cbct_detector_axis_mpi)
+if(CBCT_USE_MPI AND MPIEXEC_EXECUTABLE)
+  set(cbct_detector_axis_mpi ${MPIEXEC_EXECUTABLE}) # and under mpirun
+endif()
 add_test(NAME apps.detector_axis
-  COMMAND ${CBCT_BASH} ${cbct_app_tests}/detector_axis.sh ${cbct_bin} ${cbct_app_work}/detector_axis)
-set_tests_properties(apps.detector_axis PROPERTIES TIMEOUT 300 LABELS badinput)
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/detector_axis.sh ${cbct_bin} ${cbct_app_work}/detector_axis ${cbct_detector_axis_mpi})
+set_tests_properties(apps.detector_axis PROPERTIES TIMEOUT 300 LABELS badinput PROCESSORS 2)
 
 # cbct-simulate --emission -> cbct-osem with and without the attenuation and blur models -> compare, and
 # cbct-forward --fp emission.

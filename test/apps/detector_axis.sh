@@ -8,10 +8,13 @@
 # reversed with a negative spacing and its origin at the far end (the same volume), half fans that
 # reach the axis or stop at it; cbct-sart only warns (an iterative method fits the rays measured).
 # 90 views of 96 x 96 pixels of 2.5 mm, 48^3 voxels of 2.5 mm.
-# Usage: detector_axis.sh BINDIR WORKDIR
+# With MPIEXEC, cbct-fdk under mpirun (2 ranks, which check the headers' layout before reading rows)
+# refuses the --new-origin case and reconstructs the 80 mm half fan as one process does, byte for byte.
+# Usage: detector_axis.sh BINDIR WORKDIR [MPIEXEC]
 set -eu
 bin=$1
 work=$2
+mpiexec=${3:-}
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
@@ -126,6 +129,21 @@ echo "== half fan 125 mm: two pixels short of the axis, refused"
 "$bin/cbct-simulate" "${scan[@]}" --proj-offset-x 125 -g half125.xml -o half125.mha
 refused half125 "rotation axis projects at u = -125.0 mm" "reach -3.3 mm on the negative side" -- \
   -g half125.xml --projections half125.mha
+
+if [ -n "$mpiexec" ]; then
+  echo "== under mpirun, 2 ranks: --new-origin 10,-118.75 refused, the 80 mm half fan as one process"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # as mpi_end_to_end.sh: CI runs as root
+  export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_rmaps_base_oversubscribe=1
+  status=0
+  "$mpiexec" --oversubscribe -np 2 "$bin/cbct-fdk" -g g.xml --projections p.mha --new-origin 10,-118.75 "${grid[@]}" \
+    -o mpi-neworigin.mha 2>mpi-neworigin.err || status=$?
+  [ "$status" -ne 0 ] || { echo "FAIL: under mpirun, a detector beside the axis was reconstructed"; exit 1; }
+  expect_line mpi-neworigin.err "cbct-fdk: error: rank 0: --projections p.mha with --geometry g.xml: the detector misses the rotation axis"
+  expect_line mpi-neworigin.err "--new-origin 10,-118.75 put the first pixel at (10, -118.75) mm"
+  [ ! -e mpi-neworigin.mha ] || { echo "FAIL: under mpirun, an output was written"; exit 1; }
+  "$mpiexec" --oversubscribe -np 2 "$bin/cbct-fdk" -g half80.xml --projections half80.mha "${grid[@]}" -o mpi-half80.mha
+  cmp half80-fdk.mha mpi-half80.mha || { echo "FAIL: the half fan under mpirun differs from one process"; exit 1; }
+fi
 
 echo "== cbct-sart: a warning, and a volume"
 "$bin/cbct-sart" -g g.xml --projections signonly.mha "${grid[@]}" --niterations 1 -o sart.mha 2>sart.err
