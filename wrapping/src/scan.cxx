@@ -28,17 +28,18 @@ RawToNumpy(itk::Image<T, 3> * image)
                         image->GetBufferPointer(), capsule);
 }
 
-/** (array, spacing, origin, geometry, info): the scan at `path` read by the vendor's reader that
- * recognises it (or `format`'s), as line integrals (float32) or, with `raw`, as stored. */
+/** (array, spacing, origin, geometry, info): the scan at `paths` (one, or several read as one:
+ * ScanSeries) read by the vendor's reader that recognises it (or `format`'s), as line integrals
+ * (float32) or, with `raw`, as stored. */
 py::tuple
-ReadScan(const std::string & path, const std::string & format, bool raw, const MakeGeometry & makeGeometry)
+ReadScan(const std::vector<std::string> & paths, const std::string & format, bool raw, const MakeGeometry & makeGeometry)
 {
   cbct::ScannerScan::Pointer scan;
   cbct::ScannerScan::ProjectionsType::Pointer lineIntegrals;
   cbct::ScanImporter::RawProjections rawProjections;
   {
     py::gil_scoped_release release;
-    scan = cbct::ScanImporter::Open(path, format);
+    scan = cbct::ScanImporter::Open(paths, format);
     if (raw)
       rawProjections = cbct::ScanImporter::ReadRaw(scan);
     else
@@ -67,7 +68,10 @@ ReadScan(const std::string & path, const std::string & format, bool raw, const M
   info["log"] = scan->Log();
   info["files"] = scan->ProjectionFiles();
   info["raw"] = raw;
-  info["path"] = path;
+  if (paths.size() == 1)
+    info["path"] = paths.front();
+  else
+    info["path"] = paths;
   return py::make_tuple(array, spacing, origin, makeGeometry(scan->Geometry()), info);
 }
 
@@ -78,10 +82,10 @@ RegisterScan(py::module_ & m, const MakeGeometry & makeGeometry)
 {
   m.def(
     "_read_scan",
-    [makeGeometry](const std::string & path, const std::string & format, bool raw) {
-      return ReadScan(path, format, raw, makeGeometry);
+    [makeGeometry](const std::vector<std::string> & paths, const std::string & format, bool raw) {
+      return ReadScan(paths, format, raw, makeGeometry);
     },
-    py::arg("path"), py::arg("format"), py::arg("raw"));
+    py::arg("paths"), py::arg("format"), py::arg("raw"));
   m.def("_scan_formats", [] {
     std::vector<std::string> names;
     for (const auto & vendor : cbct::ScanImporter::Vendors())

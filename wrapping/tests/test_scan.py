@@ -72,6 +72,21 @@ def test_raw_keeps_the_readings(xvi):
     assert len(geometry) == N
 
 
+def test_several_scans_read_as_one(xvi, work):
+    folder, _, readings, _ = xvi
+    second = os.path.join(str(work), "img_1.3.46.423632.second")
+    later = write_xvi_scan(second, 0.5 * readings[:5].astype(np.float64) / 65536.0, [10.0 * k for k in range(5)])
+    projections, geometry = cbct.read_scan([folder, second], raw=True)
+    assert projections.shape == (N + 5, U, U) and len(geometry) == N + 5
+    assert np.array_equal(projections.array[:N], readings) and np.array_equal(projections.array[N:], later)
+    assert np.allclose(geometry.gantry_angles()[N:], [10.0 * k for k in range(5)], atol=1e-9)  # degrees
+    assert projections.info["format"].startswith("2 scans: Elekta XVI")
+    assert projections.info["path"] == [folder, second]
+    assert any(line.startswith(second + ": ") for line in projections.info["log"])
+    with pytest.raises(ValueError, match="empty sequence"):
+        cbct.read_scan([])
+
+
 def test_errors(xvi, work):
     folder = xvi[0]
     with pytest.raises(FileNotFoundError, match="no such file or folder"):

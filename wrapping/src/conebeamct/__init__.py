@@ -345,7 +345,9 @@ def load(path: Union[str, "os.PathLike[str]"], kind: Optional[Type[Image]] = Non
 
 
 def read_scan(
-    path: Union[str, "os.PathLike[str]"], format: Optional[str] = None, raw: bool = False
+    path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+    format: Optional[str] = None,
+    raw: bool = False,
 ) -> Tuple[Projections, Geometry]:
     """Reads a scanner's scan as ``cbct-import`` does: its projections and its geometry.
 
@@ -357,8 +359,10 @@ def read_scan(
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The scan's folder, or its file (a ``.xtekct``, a ``_Frames.xml``, a lone ``.xim``, ...).
+    path : str or os.PathLike, or a sequence of them
+        The scan's folder, or its file (a ``.xtekct``, a ``_Frames.xml``, a lone ``.xim``, ...); several
+        are read as one scan, one after the other (e.g. lone ``.xim`` files), and must share one
+        detector grid.
     format : {"varian", "elekta", "nikon", "bruker"}, optional
         Read the scan as this vendor's, skipping the detection (the names in the order detection tries
         them).
@@ -374,7 +378,7 @@ def read_scan(
         Array (projection, v, u); spacing (su, sv, 1) and origin (u0, v0, 0) in mm. ``info`` holds
         ``"format"`` (what was found, e.g. ``"Elekta XVI 5 (HIS + _Frames.xml)"``), ``"log"`` (every
         conversion made and every vendor field used, one string each), ``"files"`` (the projection
-        files, in the geometry's order), ``"raw"`` and ``"path"``.
+        files, in the geometry's order), ``"raw"`` and ``"path"`` (the path, or the list of them).
     geometry : Geometry
         One projection per file, in RTK's convention.
 
@@ -388,14 +392,18 @@ def read_scan(
         No vendor recognises the path (the message lists what each looked for), or a file is
         missing, damaged or of another size than the first (the message names it).
     """
-    name = os.fspath(path)
-    if not os.path.exists(name):
-        raise FileNotFoundError(f"path is {name!r}: no such file or folder (expected a scan folder or file)")
+    several = isinstance(path, (list, tuple))
+    names = [os.fspath(p) for p in path] if several else [os.fspath(path)]
+    if not names:
+        raise ValueError("path is an empty sequence; expected a scan folder or file, or several")
+    for name in names:
+        if not os.path.exists(name):
+            raise FileNotFoundError(f"path is {name!r}: no such file or folder (expected a scan folder or file)")
     if format is not None:
         if not isinstance(format, str) or format.lower() not in _conebeamct._scan_formats():
             names = ", ".join(_conebeamct._scan_formats())
             raise ValueError(f"format is {format!r}; expected one of {names} (or None to detect it)")
-    array, spacing, origin, geometry, info = _conebeamct._read_scan(name, format or "", bool(raw))
+    array, spacing, origin, geometry, info = _conebeamct._read_scan(names, format or "", bool(raw))
     if raw:
         # The readings keep their dtype: the array is set past Image's float32 conversion.
         projections = Projections(np.zeros((1, 1, 1), np.float32), spacing, origin)
