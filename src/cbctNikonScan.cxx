@@ -1,5 +1,7 @@
 #include "cbctNikonScan.h"
 
+#include "cbctLineIntegralSupport.h"
+
 #include "cbctKeyValueFile.h"
 #include "cbctMicroCTScanSupport.h"
 
@@ -351,19 +353,25 @@ void
 NikonScan::ToLineIntegrals(ProjectionsType * readings) const
 {
   detail::CheckReadingsShape(readings, m_Pixels[0], m_Pixels[1], m_Files.size(), m_Xtekct + " (DetectorPixelsX, DetectorPixelsY, Projections)");
-  const double logWhite = std::log(m_WhiteLevel);
+  // p = ln(WhiteLevel / reading), several projections at a time, each pixel without a branch so that
+  // the loop vectorises (detail::FastLog: within about 1 ulp of ln).
+  const float white = detail::ToNormalRange(static_cast<float>(m_WhiteLevel));
+  const float smallest = static_cast<float>(SmallestReading);
   std::size_t clamped = 0;
-  itk::ImageRegionIterator<ProjectionsType> it(readings, readings->GetBufferedRegion());
-  for (; !it.IsAtEnd(); ++it)
-  {
-    double reading = it.Get();
-    if (!(reading > 0.) || !std::isfinite(reading))
-    {
-      reading = SmallestReading; // below one count (or no value): half a count
-      ++clamped;
-    }
-    it.Set(static_cast<float>(logWhite - std::log(reading)));
-  }
+  for (const std::size_t n : detail::ConvertEachProjection(
+         readings, [&](std::size_t, float * slice, std::size_t count) -> std::size_t {
+           unsigned int below = 0;
+           for (std::size_t i = 0; i < count; ++i)
+           {
+             float reading = slice[i];
+             const bool ok = reading > 0.f && reading <= FLT_MAX; // below one count (or no value): half a count
+             below += !ok;
+             reading = ok ? reading : smallest;
+             slice[i] = detail::FastLog(white / reading);
+           }
+           return below;
+         }))
+    clamped += n;
   AddToLog("line integrals = log(WhiteLevel) - log(reading), WhiteLevel = " + Number(m_WhiteLevel) + "; " +
            std::to_string(clamped) + " readings <= 0 or not finite clamped to " + Number(SmallestReading));
 }

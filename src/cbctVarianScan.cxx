@@ -1,5 +1,7 @@
 #include "cbctVarianScan.h"
 
+#include "cbctLineIntegralSupport.h"
+
 #include "cbctInputChecks.h"
 
 #include <expat.h>
@@ -929,9 +931,17 @@ VarianScan::NormaliseWithAir(ProjectionsType * readings,
   if (air.empty())
     Fail("ToLineIntegrals: no air frame");
   const std::size_t pixels = size[0] * size[1];
-  // Each air frame as counts per norm-chamber unit, clamped to one count first.
+  for (std::size_t k = 0; k < size[2]; ++k)
+  {
+    const double norm = normChambers[k];
+    if (!(norm > 0.) || !std::isfinite(norm))
+      Fail("ToLineIntegrals: norm-chamber reading of projection " + std::to_string(k) + " is " + std::to_string(norm) +
+           "; expected > 0");
+  }
+  // Each air frame as counts per norm-chamber unit, clamped to one count first; in float, as the
+  // readings: p = ln(a N_k / R) is then one quotient and one FastLog per reading (see below).
   std::size_t clamped = 0;
-  std::vector<std::vector<double>> airPerUnit;
+  std::vector<std::vector<float>> airPerUnit;
   std::vector<double> airAngles;
   for (const auto & frame : air)
   {
@@ -941,7 +951,7 @@ VarianScan::NormaliseWithAir(ProjectionsType * readings,
            " pixels; the projections have " + std::to_string(size[0]) + " x " + std::to_string(size[1]));
     if (!(frame.normChamber > 0.) || !std::isfinite(frame.normChamber))
       Fail(frame.file + ": air scan norm-chamber reading " + std::to_string(frame.normChamber) + "; expected > 0");
-    std::vector<double> values(pixels);
+    std::vector<float> values(pixels);
     const float * buffer = frame.image->GetBufferPointer();
     for (std::size_t i = 0; i < pixels; ++i)
     {
@@ -951,7 +961,7 @@ VarianScan::NormaliseWithAir(ProjectionsType * readings,
         a = 1.;
         ++clamped;
       }
-      values[i] = a / frame.normChamber;
+      values[i] = static_cast<float>(a / frame.normChamber);
     }
     airPerUnit.push_back(std::move(values));
     airAngles.push_back(Wrap360(frame.angleDegrees));
@@ -962,43 +972,54 @@ VarianScan::NormaliseWithAir(ProjectionsType * readings,
     order[j] = j;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return airAngles[a] < airAngles[b]; });
 
-  float * out = readings->GetBufferPointer();
-  std::vector<double> blank(pixels);
+  // Per projection: the two frames around its angle (modulo 360) and the weight of the upper one.
+  struct Interpolation
+  {
+    std::size_t lo = 0, hi = 0;
+    double w = 0.;
+  };
+  std::vector<Interpolation> around(size[2]);
   for (std::size_t k = 0; k < size[2]; ++k)
   {
-    const double norm = normChambers[k];
-    if (!(norm > 0.) || !std::isfinite(norm))
-      Fail("ToLineIntegrals: norm-chamber reading of projection " + std::to_string(k) + " is " + std::to_string(norm) +
-           "; expected > 0");
-    // The two frames around this projection's angle (modulo 360) and their weights.
-    std::size_t lo = order.front(), hi = order.front();
-    double w = 0.;
+    Interpolation & it = around[k];
+    it.lo = it.hi = order.front();
     if (order.size() > 1)
     {
       const double a = Wrap360(angles[k]);
       std::size_t upper = 0;
       while (upper < order.size() && airAngles[order[upper]] < a)
         ++upper;
-      lo = order[(upper + order.size() - 1) % order.size()];
-      hi = order[upper % order.size()];
-      const double span = Wrap360(airAngles[hi] - airAngles[lo]);
-      w = span > 0. ? Wrap360(a - airAngles[lo]) / span : 0.;
-    }
-    const auto & airLo = airPerUnit[lo];
-    const auto & airHi = airPerUnit[hi];
-    float * slice = out + k * pixels;
-    for (std::size_t i = 0; i < pixels; ++i)
-    {
-      double r = slice[i];
-      if (!(r >= 1.))
-      {
-        r = 1.;
-        ++clamped;
-      }
-      const double a = (1. - w) * airLo[i] + w * airHi[i];
-      slice[i] = static_cast<float>(std::log(a / (r / norm)));
+      it.lo = order[(upper + order.size() - 1) % order.size()];
+      it.hi = order[upper % order.size()];
+      const double span = Wrap360(airAngles[it.hi] - airAngles[it.lo]);
+      it.w = span > 0. ? Wrap360(a - airAngles[it.lo]) / span : 0.;
     }
   }
+
+  // Several projections at a time (ITK's threads), each pixel without a branch so that the loop
+  // vectorises: R clamped to one count (NaN too), the air interpolated and scaled by N_k, one
+  // quotient and one FastLog (within about 1 ulp of ln). The numerator is held finite and positive, so
+  // the line integral is finite whatever the inputs.
+  const auto perProjection = detail::ConvertEachProjection(
+    readings, [&](std::size_t k, float * slice, std::size_t count) -> std::size_t {
+      const float * airLo = airPerUnit[around[k].lo].data();
+      const float * airHi = airPerUnit[around[k].hi].data();
+      const float w = static_cast<float>(around[k].w);
+      const float w0 = static_cast<float>(1. - around[k].w); // not 1 - w in float: w near 1 would lose w0's digits
+      const float norm = static_cast<float>(normChambers[k]);
+      unsigned int below = 0;
+      for (std::size_t i = 0; i < count; ++i)
+      {
+        float r = slice[i];
+        below += !(r >= 1.f);
+        r = r > 1.f ? r : 1.f;
+        const float a = detail::ToNormalRange((w0 * airLo[i] + w * airHi[i]) * norm);
+        slice[i] = detail::FastLog(a / r);
+      }
+      return below;
+    });
+  for (const std::size_t n : perProjection)
+    clamped += n;
   return clamped;
 }
 
@@ -1018,24 +1039,32 @@ VarianScan::NormaliseWithoutAir(ProjectionsType * readings, const std::vector<do
       Fail("ToLineIntegrals: a norm-chamber reading is " + std::to_string(n) + "; expected > 0");
     mean += n / static_cast<double>(normChambers.size());
   }
-  const std::size_t pixels = size[0] * size[1];
-  float * out = readings->GetBufferPointer();
-  auto scaled = [&](std::size_t k, std::size_t i) {
-    double r = out[k * pixels + i];
-    if (!(r >= 1.))
-      r = 1.;
-    return r * mean / normChambers[k];
-  };
+  // Each reading clamped to one count (NaN too) and scaled to the mean norm-chamber reading; several
+  // projections at a time, as NormaliseWithAir.
   if (!(i0 > 0.) || !std::isfinite(i0))
   {
+    const auto brightest = detail::ConvertEachProjection(
+      readings, [&](std::size_t, const float * slice, std::size_t count) -> float {
+        float m = 1.f;
+        for (std::size_t i = 0; i < count; ++i)
+          m = slice[i] > m ? slice[i] : m;
+        return m;
+      });
     i0 = 0.;
     for (std::size_t k = 0; k < size[2]; ++k)
-      for (std::size_t i = 0; i < pixels; ++i)
-        i0 = std::max(i0, scaled(k, i));
+      i0 = std::max(i0, static_cast<double>(brightest[k]) * mean / normChambers[k]);
   }
-  for (std::size_t k = 0; k < size[2]; ++k)
-    for (std::size_t i = 0; i < pixels; ++i)
-      out[k * pixels + i] = static_cast<float>(std::log(i0 / scaled(k, i)));
+  // ln(I0 / (R Nmean / N_k)) = ln(c_k / R), c_k = I0 N_k / Nmean.
+  detail::ConvertEachProjection(readings, [&](std::size_t k, float * slice, std::size_t count) -> int {
+    const float c = detail::ToNormalRange(static_cast<float>(i0 * normChambers[k] / mean));
+    for (std::size_t i = 0; i < count; ++i)
+    {
+      float r = slice[i];
+      r = r > 1.f ? r : 1.f;
+      slice[i] = detail::FastLog(c / r);
+    }
+    return 0;
+  });
   return i0;
 }
 

@@ -11,11 +11,15 @@
 
 #include <gtest/gtest.h>
 #include <itkMetaDataObject.h>
+#include <itkMultiThreaderBase.h>
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <iostream>
+#include <limits>
+#include <random>
 #include <fstream>
 #include <string>
 
@@ -390,6 +394,91 @@ TEST(VarianScanAir, FramesInterpolatedInAngle)
   EXPECT_NEAR(p[0], std::log(1450. / 100.), 1e-5);
   EXPECT_NEAR(p[1], std::log(1900. / 100.), 1e-5);
   EXPECT_NEAR(p[2], std::log((1000. + (15. / 90.) * 900.) / 100.), 1e-5);
+}
+
+TEST(VarianScanAir, ManyReadingsAsTheDoubleFormulaWhateverTheThreads)
+{
+  // The conversion runs in float (one quotient and a vectorised logarithm per reading) on several
+  // threads: each value must be p = ln(a N_k / R) computed in double, to float rounding, over readings
+  // from below one count to 2^30 (and NaN, infinities), two air frames interpolated in angle, and the
+  // same on one thread as on four.
+  constexpr unsigned int nu = 37, nv = 11, count = 9;
+  VarianScan::AirFrame a, b;
+  auto airA = AirOf(nu, nv, 0.f), airB = AirOf(nu, nv, 0.f);
+  std::mt19937 random(5);
+  std::uniform_real_distribution<double> logCounts(-1., 30. * std::log(2.));
+  for (unsigned int i = 0; i < nu * nv; ++i)
+  {
+    airA->GetBufferPointer()[i] = static_cast<float>(std::exp(logCounts(random)));
+    airB->GetBufferPointer()[i] = static_cast<float>(std::exp(logCounts(random)));
+  }
+  a.image = airA;
+  a.normChamber = 240000.;
+  a.angleDegrees = 10.;
+  b.image = airB;
+  b.normChamber = 230000.;
+  b.angleDegrees = 200.;
+  std::vector<double> norms, angles;
+  for (unsigned int k = 0; k < count; ++k)
+  {
+    norms.push_back(200000. + 5000. * k);
+    angles.push_back(-30. + 45. * k);
+  }
+  auto readings = StackOf(nu, nv, count, 0.f);
+  float * r = readings->GetBufferPointer();
+  for (std::size_t i = 0; i < std::size_t(nu) * nv * count; ++i)
+    r[i] = static_cast<float>(std::exp(logCounts(random)));
+  r[3] = std::numeric_limits<float>::quiet_NaN();
+  r[4] = std::numeric_limits<float>::infinity();
+  r[5] = -std::numeric_limits<float>::infinity();
+  r[6] = 0.f;
+  std::vector<double> expected(std::size_t(nu) * nv * count);
+  for (unsigned int k = 0; k < count; ++k)
+  {
+    // The frames around this angle: 10 and 200 degrees, the weight of the upper one.
+    const double angle = std::fmod(std::fmod(angles[k], 360.) + 360., 360.);
+    const bool between = angle >= 10. && angle < 200.;
+    const double w = between ? (angle - 10.) / 190. : std::fmod(angle - 200. + 360., 360.) / 170.;
+    const auto & lo = between ? a : b;
+    const auto & hi = between ? b : a;
+    for (unsigned int i = 0; i < nu * nv; ++i)
+    {
+      const double airLo = std::max(1., double(lo.image->GetBufferPointer()[i])) / lo.normChamber;
+      const double airHi = std::max(1., double(hi.image->GetBufferPointer()[i])) / hi.normChamber;
+      const std::size_t j = std::size_t(k) * nu * nv + i;
+      const double reading = r[j] >= 1.f ? r[j] : 1.; // NaN, -inf, 0 and values below 1 count as 1
+      expected[j] = std::log(((1. - w) * airLo + w * airHi) * norms[k] / reading);
+    }
+  }
+  std::vector<float> results[2];
+  const int threads[2] = { 1, 4 };
+  const int before = itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads();
+  for (int t = 0; t < 2; ++t)
+  {
+    auto copy = StackOf(nu, nv, count, 0.f);
+    std::copy(r, r + expected.size(), copy->GetBufferPointer());
+    itk::MultiThreaderBase::SetGlobalDefaultNumberOfThreads(threads[t]);
+    const std::size_t clamped = VarianScan::NormaliseWithAir(copy, norms, angles, { a, b });
+    EXPECT_GE(clamped, 4u); // NaN, -inf, 0 and the draws below one count
+    results[t].assign(copy->GetBufferPointer(), copy->GetBufferPointer() + expected.size());
+  }
+  itk::MultiThreaderBase::SetGlobalDefaultNumberOfThreads(before);
+  double worst = 0.;
+  for (std::size_t j = 0; j < expected.size(); ++j)
+  {
+    if (j == 4) // +inf: ln(0) in double; finite here (ln of the smallest float, about -88 - ln a)
+    {
+      EXPECT_TRUE(std::isfinite(results[0][j]) && results[0][j] < -60.f) << results[0][j];
+      continue;
+    }
+    ASSERT_TRUE(std::isfinite(results[0][j])) << j;
+    // Float rounding: a few ulp of the value, or of the reading's and air's ratio for values near 0.
+    const double error = std::abs(results[0][j] - expected[j]) / (4e-7 + 3e-7 * std::abs(expected[j]));
+    worst = std::max(worst, error);
+    ASSERT_LE(error, 1.) << "pixel " << j << ": " << results[0][j] << " for " << expected[j];
+  }
+  EXPECT_EQ(results[0], results[1]); // bit for bit on 1 and 4 threads
+  std::cout << "worst error against the double formula: " << worst << " of the bound" << std::endl;
 }
 
 TEST(VarianScanAir, BadSizesAndNormsAreRefused)
