@@ -7,10 +7,12 @@
 // cbctProjectionFiles.h, whose functions turn to the scan when the options' `scan` is set:
 // ValidateProjectionOptions(), ProjectionFiles(), InspectProjections(), ReadProjections(),
 // ReadGeometry(o). An options struct without a `scan` field reads files as before (ScanPath() is
-// then empty).
+// then empty). --air-fallback and --air-fallback-i0 (AddScanImportOptions(), added with --scan and by
+// cbct-import) pass cbct::ScanImporter::Options to the vendor's reader.
 #include "cbctAppSupport.h"
 #include "cbctScanImporter.h"
 
+#include <cmath>
 #include <map>
 #include <type_traits>
 #include <utility>
@@ -36,6 +38,54 @@ ScanPath(const TOptions & o)
     return std::string();
 }
 
+/** The choices given to the vendor's reader (cbct::ScanImporter::Options), from --air-fallback and
+ * --air-fallback-i0: one set per process, shared by cbct-import and the apps' --scan. */
+struct ScanImportChoices
+{
+  bool airFallback = false;
+  double airFallbackI0 = 0.;
+};
+inline ScanImportChoices &
+ScanImportSettings()
+{
+  static ScanImportChoices choices;
+  return choices;
+}
+
+/** Adds --air-fallback and --air-fallback-i0 (cbct-import, and the apps' --scan through AddScanOption()). */
+inline void
+AddScanImportOptions(CLI::App & app)
+{
+  ScanImportChoices & choices = ScanImportSettings();
+  app.add_flag("--air-fallback", choices.airFallback,
+               "Varian (TrueBeam, OBI): a scan without an air scan under Calibrations/ is normalised with a constant I0 "
+               "(--air-fallback-i0) instead of refused: p = log(I0 / (reading x mean norm chamber / norm chamber)); "
+               "said in --verbose's log");
+  app.add_option("--air-fallback-i0", choices.airFallbackI0,
+                 "The I0 of --air-fallback, counts at the scan's mean norm-chamber reading (0: the brightest reading of "
+                 "the scan, taken as unattenuated)")
+    ->default_val(0.);
+  SlicerModule().parameters["--air-fallback"] = SlicerIn("Input");
+  SlicerModule().parameters["--air-fallback-i0"] = SlicerIn("Input");
+}
+
+/** The checked choices as ScanImporter's options; `option` names the scan's option in messages. */
+inline cbct::ScanImporter::Options
+ScanImporterOptions(const std::string & option)
+{
+  const ScanImportChoices & choices = ScanImportSettings();
+  if (!std::isfinite(choices.airFallbackI0) || choices.airFallbackI0 < 0.)
+    Bad("--air-fallback-i0", choices.airFallbackI0, "a finite I0 >= 0 (0: the scan's brightest reading)");
+  if (choices.airFallbackI0 > 0. && !choices.airFallback)
+    throw Error("--air-fallback-i0 without --air-fallback: the I0 is that of the fallback; add --air-fallback");
+  if (choices.airFallback && option.empty())
+    throw Error("--air-fallback without --scan: the fallback applies to a scanner's scan");
+  cbct::ScanImporter::Options options;
+  options.airScanFallback = choices.airFallback;
+  options.fallbackI0 = choices.airFallbackI0;
+  return options;
+}
+
 /** The scan at `path`, opened once per process (headers and geometry files; no pixels). */
 inline cbct::ScannerScan::Pointer
 OpenScan(const std::string & path)
@@ -47,7 +97,7 @@ OpenScan(const std::string & path)
   cbct::ScannerScan::Pointer scan;
   try
   {
-    scan = cbct::ScanImporter::Open(path);
+    scan = cbct::ScanImporter::Open(path, "", ScanImporterOptions("--scan"));
   }
   catch (const itk::ExceptionObject & e)
   {
@@ -65,6 +115,7 @@ AddScanOption(CLI::App & app, std::string & scan)
   app.add_option("--scan", scan, "A scanner's scan folder or file (Varian, Elekta XVI, Nikon, Bruker: see cbct-import), "
                                  "read as line integrals with its geometry, in place of --geometry and --projections");
   SlicerModule().parameters["--scan"] = SlicerIo("directory", "input", "Input");
+  AddScanImportOptions(app);
 }
 
 /** With --scan: refuses the options that the scan replaces or that do not apply to line integrals,
@@ -78,6 +129,7 @@ ValidateScanOptions(TOptions & o)
   else
   {
   const std::string scan = ScanPath(o);
+  ScanImporterOptions(scan.empty() ? std::string() : "--scan"); // refuses --air-fallback without --scan
   if (scan.empty() && o.geometry.empty())
     throw Error("--geometry is required: give the geometry file (RTK XML), or a scanner's scan with --scan");
   if (scan.empty())

@@ -3,6 +3,7 @@
 #include "cbctAppSupport.h"
 #include "cbctDisplacedDetectorCoverage.h"
 #include "cbctScanImporter.h"
+#include "cbctScanOption.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
 
 #include <itkImageFileWriter.h>
@@ -77,6 +78,7 @@ Validate(Options & o)
     if (!known)
       Bad("--format", Quoted(o.format), "one of " + FormatNames());
   }
+  ScanImporterOptions("INPUT"); // --air-fallback-i0's value
   CheckImageOutput("--output", o.output);
   CheckOutputDirectory("--geometry", o.geometry);
 }
@@ -192,7 +194,7 @@ Import(Options & o)
   cbct::ScannerScan::Pointer scan;
   try
   {
-    scan = cbct::ScanImporter::Open(o.inputs, o.format);
+    scan = cbct::ScanImporter::Open(o.inputs, o.format, ScanImporterOptions("INPUT"));
   }
   catch (const itk::ExceptionObject & e)
   {
@@ -288,6 +290,7 @@ main(int argc, char ** argv)
   app.add_flag("--raw", o.raw, "Write the detector readings as stored, in their integer type, instead of line integrals");
   app.add_option("--format", o.format, "Read the scan as this vendor's (skips the detection): " + FormatNames());
   app.add_flag("-v,--verbose", o.verbose, "Print every conversion made and every vendor field used, and the times");
+  AddScanImportOptions(app);
   AddCommonOptions(app, o.threads);
   std::map<std::string, SlicerParameter> slicer{
     { "--input", SlicerIo("directory", "input", "Input") },

@@ -50,6 +50,17 @@ class ConeBeamCT_EXPORT ScanImporter
 public:
   using ProjectionsType = ScannerScan::ProjectionsType;
 
+  /** Choices passed to the vendor that opens the scan; each vendor uses those that apply to it and
+   * ignores the others. */
+  struct Options
+  {
+    /** Varian (TrueBeam, OBI): without an air scan under Calibrations/, normalise with a constant I0
+     * instead of failing (VarianScan::Options::airScanFallback; logged). */
+    bool airScanFallback = false;
+    /** That I0 (counts at the scan's mean norm-chamber reading); 0: the stack's brightest reading. */
+    double fallbackI0 = 0.;
+  };
+
   /** One vendor's scan reader: a name for --format, what it reads (for messages), what its
    * Recognizes() looks for (for the error when nothing matches), and its two static functions. */
   struct Vendor
@@ -59,6 +70,8 @@ public:
     std::string looksFor;    // "a folder with Scan.xml or ProjectionInfo.xml, or .xim/.hnd files"
     std::function<bool(const std::string &)> recognizes;
     std::function<ScannerScan::Pointer(const std::string &)> open;
+    /** Opens with Options; when empty, `open` is used (the vendor has no choices). */
+    std::function<ScannerScan::Pointer(const std::string &, const Options &)> openWithOptions;
   };
 
   /** The vendors the library reads, in the order of detection. */
@@ -73,14 +86,24 @@ public:
    * geometry projections as files, a positive finite detector spacing. */
   static ScannerScan::Pointer
   Open(const std::string & path, const std::string & format = "");
+  /** The same, the vendor given `options`. */
+  static ScannerScan::Pointer
+  Open(const std::string & path, const std::string & format, const Options & options);
   /** Several scans read as one (ScanSeries: files and geometries one after the other, each scan's
    * readings converted by its own reader), e.g. lone XIM files; each path is opened as Open(path,
    * format) opens it, and must have the first's detector grid. One path: Open(path, format). */
   static ScannerScan::Pointer
   Open(const std::vector<std::string> & paths, const std::string & format = "");
+  static ScannerScan::Pointer
+  Open(const std::vector<std::string> & paths, const std::string & format, const Options & options);
   /** Open() over another table of vendors (tests; a program adding its own reader). */
   static ScannerScan::Pointer
   Open(const std::string & path, const std::string & format, const std::vector<Vendor> & vendors);
+  static ScannerScan::Pointer
+  Open(const std::string & path,
+       const std::string & format,
+       const std::vector<Vendor> & vendors,
+       const Options & options);
 
   /** The projection files read as float, stacked, and converted to line integrals by the scan. */
   static ProjectionsType::Pointer

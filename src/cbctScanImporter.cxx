@@ -303,7 +303,13 @@ ScanImporter::Vendors()
       "Varian TrueBeam/ProBeam/Halcyon (Scan.xml + XIM) and OBI (ProjectionInfo.xml + HND)",
       "a folder with Scan.xml, ProjectionInfo.xml or Proj_*.xim / Proj_*.hnd files, or one .xim / .hnd file",
       [](const std::string & path) { return VarianScan::Recognizes(path); },
-      [](const std::string & path) -> ScannerScan::Pointer { return VarianScan::Open(path).GetPointer(); } },
+      [](const std::string & path) -> ScannerScan::Pointer { return VarianScan::Open(path).GetPointer(); },
+      [](const std::string & path, const Options & options) -> ScannerScan::Pointer {
+        VarianScan::Options varian;
+        varian.airScanFallback = options.airScanFallback;
+        varian.fallbackI0 = options.fallbackI0;
+        return VarianScan::Open(path, varian).GetPointer();
+      } },
     { "elekta",
       "Elekta XVI (_Frames.xml or IMAGE.DBF/FRAME.DBF + HIS)",
       "a folder with .his files and _Frames.xml, or a folder img_* with .his files and IMAGE.DBF/FRAME.DBF in it or "
@@ -327,24 +333,45 @@ ScanImporter::Vendors()
 ScannerScan::Pointer
 ScanImporter::Open(const std::string & path, const std::string & format)
 {
-  return Open(path, format, Vendors());
+  return Open(path, format, Vendors(), Options());
+}
+
+ScannerScan::Pointer
+ScanImporter::Open(const std::string & path, const std::string & format, const Options & options)
+{
+  return Open(path, format, Vendors(), options);
 }
 
 ScannerScan::Pointer
 ScanImporter::Open(const std::vector<std::string> & paths, const std::string & format)
 {
+  return Open(paths, format, Options());
+}
+
+ScannerScan::Pointer
+ScanImporter::Open(const std::vector<std::string> & paths, const std::string & format, const Options & options)
+{
   if (paths.empty())
     Fail("no scan path given; expected one or more scan folders or files");
   if (paths.size() == 1)
-    return Open(paths.front(), format);
+    return Open(paths.front(), format, options);
   auto series = ScanSeries::New();
   for (const std::string & path : paths)
-    series->AddScan(Open(path, format), path);
+    series->AddScan(Open(path, format, options), path);
   return series.GetPointer();
 }
 
 ScannerScan::Pointer
 ScanImporter::Open(const std::string & path, const std::string & format, const std::vector<Vendor> & vendors)
+{
+  return Open(path, format, vendors, Options());
+}
+
+ScannerScan::Pointer
+ScanImporter::Open(const std::string & path,
+                   const std::string & format,
+                   const std::vector<Vendor> & vendors,
+                   const Options & options)
 {
   // The readers open the projection files' headers through ITK's object factory, as ReadRaw() and
   // ReadLineIntegrals() their pixels: the vendor ImageIOs must be there (they are, unless a program
@@ -391,7 +418,7 @@ ScanImporter::Open(const std::string & path, const std::string & format, const s
   ScannerScan::Pointer scan;
   try
   {
-    scan = chosen->open(path);
+    scan = chosen->openWithOptions ? chosen->openWithOptions(path, options) : chosen->open(path);
   }
   catch (const itk::ExceptionObject & e)
   {

@@ -873,7 +873,8 @@ VarianScan::FindAirScan(const std::string & root, const XmlSettings & settings, 
   {
     if (!options.airScanFallback)
       Fail("no air scan: looked for " + describe.str() +
-           " (set VarianScan::Options::airScanFallback to normalise with a constant I0 instead)");
+           " (to normalise with a constant I0 instead: VarianScan::Options::airScanFallback, "
+           "ScanImporter::Options::airScanFallback, the apps' --air-fallback)");
     AddToLog("Air scan: none found (looked for " + describe.str() + "); fallback: I0 " +
              (options.fallbackI0 > 0. ? std::to_string(options.fallbackI0)
                                       : std::string("= the stack's brightest reading")) +

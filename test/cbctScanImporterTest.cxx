@@ -186,6 +186,36 @@ TEST(ScanImporter, FormatForcesOneVendorWhateverItRecognises)
   EXPECT_EQ(opened.back(), "beta");
 }
 
+TEST(ScanImporter, OptionsReachTheVendorThatTakesThem)
+{
+  const std::string dir = MakeDirectory("options");
+  WriteProjection<unsigned short>(dir + "/p0.mha", 4, 3, [](unsigned, unsigned) { return 1; });
+  Touch(dir + "/A.mark");
+  std::vector<std::string> opened;
+  ScanImporter::Vendor taking = MarkVendor("alpha", "A.mark", &opened);
+  std::vector<ScanImporter::Options> received;
+  taking.openWithOptions = [&received, open = taking.open](const std::string & path,
+                                                           const ScanImporter::Options & options) {
+    received.push_back(options);
+    return open(path);
+  };
+  ScanImporter::Options options;
+  options.airScanFallback = true;
+  options.fallbackI0 = 139000.;
+  ScanImporter::Open(dir, "", { taking }, options);
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_TRUE(received[0].airScanFallback);
+  EXPECT_EQ(received[0].fallbackI0, 139000.);
+  ScanImporter::Open(dir, "", { taking }); // no options given: the defaults
+  ASSERT_EQ(received.size(), 2u);
+  EXPECT_FALSE(received[1].airScanFallback);
+  EXPECT_EQ(received[1].fallbackI0, 0.);
+  // A vendor without openWithOptions is opened by `open`, the options unused.
+  ScanImporter::Open(dir, "", { MarkVendor("beta", "A.mark", &opened) }, options);
+  ASSERT_EQ(opened.size(), 3u);
+  EXPECT_EQ(opened.back(), "beta");
+}
+
 TEST(ScanImporter, BadUnknownFormatListsTheNames)
 {
   const std::string dir = MakeDirectory("unknown");

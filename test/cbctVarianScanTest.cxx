@@ -770,6 +770,19 @@ TEST(VarianScanFolder, MissingCalibrationNamesWhatWasLookedFor)
   for (std::size_t i = 0; i < 2 * FrameWidth * FrameHeight; ++i)
     ASSERT_NEAR(stack->GetBufferPointer()[i], 0., 1e-6) << i;
   EXPECT_TRUE(LogHas(scan, "I0 1500"));
+  // The same through ScanImporter (as the apps open it): refused without its options, the message
+  // naming the apps' --air-fallback; with them, I0 given: ln(3000 / 1500) everywhere.
+  const std::string imported = MessageOf([&] { ScanImporter::Open(folder.path.string()); });
+  EXPECT_NE(imported.find("FilterBowtie*.xim"), std::string::npos) << imported;
+  EXPECT_NE(imported.find("--air-fallback"), std::string::npos) << imported;
+  ScanImporter::Options importOptions;
+  importOptions.airScanFallback = true;
+  importOptions.fallbackI0 = 3000.;
+  const auto viaImporter = ScanImporter::Open(folder.path.string(), "", importOptions);
+  const auto lineIntegrals = ScanImporter::ReadLineIntegrals(viaImporter);
+  for (std::size_t i = 0; i < 2 * FrameWidth * FrameHeight; ++i)
+    ASSERT_NEAR(lineIntegrals->GetBufferPointer()[i], std::log(2.), 1e-6) << i;
+  EXPECT_TRUE(LogHas(viaImporter, "I0 3000"));
 }
 
 TEST(VarianScanFolder, BadFileMissingKeyNamesTheFile)

@@ -5,7 +5,8 @@
 # (Scan.xml, XIM counts, an air scan); cbct-import must say what it found and
 # write projections and geometry that reconstruct as the simulation does (the readings are the line
 # integrals rounded to 16-bit counts); cbct-fdk --scan and cbct-sart --scan must give the volumes of the
-# imported files, bit for bit; --raw keeps the 16-bit readings. Also the refusals: an output that is a
+# imported files, bit for bit; --raw keeps the 16-bit readings. A Varian folder without its air scan is
+# refused, the message naming --air-fallback, and imported with it. Also the refusals: an output that is a
 # file of the scan (left unchanged), --scan with --projections or --geometry.
 # Usage: import_end_to_end.sh BINDIR WORKDIR [outputs-are-inputs]
 set -eu
@@ -110,6 +111,29 @@ echo "== the same scan as 90 lone XIM files given one by one: the same projectio
 expect_line vlone.log "^cbct-import: 90 scans: Varian TrueBeam/ProBeam (XIM) from varian/Acquisitions/1/Proj_0.xim (and 89 more)"
 cmp vlone.mha vimported.mha
 cmp vlone.xml vimported.xml
+
+echo "== a Varian scan without Calibrations/ (no air scan): refused, naming --air-fallback; imported with it"
+mkdir -p noair
+cp -r varian/Scan.xml varian/Acquisitions noair/
+expect_error "no air scan: looked for .*noair/Calibrations/AIR-\* for 125 kV, half fan.*--air-fallback" \
+  "$bin/cbct-import" noair -o noair.mha -g noair.xml
+expect_error "no air scan: .*--air-fallback" "$bin/cbct-fdk" --scan noair "${grid[@]}" -o x.mha
+[ ! -e noair.mha ] || { echo "FAIL: noair.mha written"; exit 1; }
+# The writer's air is 50000 counts at the projections' one norm-chamber reading: I0 50000 gives the
+# air-scan import's line integrals exactly; the brightest reading (the default I0) is the same here.
+"$bin/cbct-import" noair -o noair.mha -g noair.xml --air-fallback --air-fallback-i0 50000 --verbose | tee noair.log
+expect_line noair.log "^cbct-import: log: Air scan: none found (looked for .*); fallback: I0 50000"
+expect_line noair.log "^cbct-import: log: Line integrals = log(I0 / (reading \* mean norm / norm)) with I0 50000"
+mae_below noair.mha vimported.mha 1e-6
+cmp noair.xml vimported.xml
+"$bin/cbct-import" noair -o noair2.mha -g noair2.xml --air_fallback --verbose | tee noair2.log # Slicer's spelling
+expect_line noair2.log "fallback: I0 = the stack's brightest reading"
+"$bin/cbct-fdk" --scan noair --air-fallback --air-fallback-i0 50000 "${grid[@]}" -o noair-fdk.mha
+mae_below noair-fdk.mha vscan.mha 1e-6
+expect_error "--air-fallback-i0 without --air-fallback" "$bin/cbct-import" noair -o x.mha -g x.xml --air-fallback-i0 5
+expect_error "--air-fallback-i0 is -3; expected a finite I0 >= 0" \
+  "$bin/cbct-import" noair -o x.mha -g x.xml --air-fallback --air-fallback-i0 -3
+expect_error "--air-fallback without --scan" "$bin/cbct-fdk" -g vsim.xml --projections vsim.mha --air-fallback -o x.mha
 
 echo "== refusals"
 expect_error "--scan and --projections/--path/--regexp" \
