@@ -6,11 +6,19 @@
 #include "cbctScanOption.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
 
+#include <itkByteSwapper.h>
 #include <itkImageFileWriter.h>
 #include <itksys/Directory.hxx>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <iomanip>
 #include <limits>
+#include <memory>
 
 namespace
 {
@@ -178,6 +186,102 @@ WriteTemporaryImage(const TImage * image, const std::string & temporary)
   cbct::ImageFileContents::Inspect(temporary).CheckComplete();
 }
 
+/** A MetaImage file (.mha) of the line-integral stack, mapped in memory: its header written first, its
+ * pixels then filled in place as the scan is read (ScanImporter::StackMemory). Writing the finished
+ * 1.9 GB stack of 600 projections of 1024 x 768 with write() cost 1.3 to 5 s on the 2-core machine (the
+ * kernel copying it into the page cache), more than reading the scan; mapped, the stack's pages are
+ * the file's. The room is reserved first (posix_fallocate), so that a full disk is an error here and
+ * never a SIGBUS while the pixels are written. */
+class MappedMetaImage
+{
+public:
+  explicit MappedMetaImage(std::string path)
+    : m_Path(std::move(path))
+  {}
+  ~MappedMetaImage() { Unmap(); }
+  MappedMetaImage(const MappedMetaImage &) = delete;
+  MappedMetaImage &
+  operator=(const MappedMetaImage &) = delete;
+
+  /** Writes the header of `stack` (size, spacing, origin; float, uncompressed, identity direction) and
+   * maps room for its pixels; returns where they go. */
+  float *
+  Map(const itk::ImageBase<3> * stack)
+  {
+    const auto size = stack->GetLargestPossibleRegion().GetSize();
+    const auto spacing = stack->GetSpacing();
+    const auto origin = stack->GetOrigin();
+    std::ostringstream header;
+    header << std::setprecision(std::numeric_limits<double>::max_digits10);
+    header << "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = "
+           << (itk::ByteSwapper<float>::SystemIsBigEndian() ? "True" : "False")
+           << "\nCompressedData = False\nTransformMatrix = 1 0 0 0 1 0 0 0 1\nOffset = " << origin[0] << " "
+           << origin[1] << " " << origin[2] << "\nElementSpacing = " << spacing[0] << " " << spacing[1] << " "
+           << spacing[2] << "\nDimSize = " << size[0] << " " << size[1] << " " << size[2]
+           << "\nElementType = MET_FLOAT\nCenterOfRotation =";
+    // The pixels start on a 64-byte boundary of the mapping (the pointer must at least be aligned for
+    // float): spaces before CenterOfRotation's values, which a reader skips.
+    const std::string tail = " 0 0 0\nElementDataFile = LOCAL\n";
+    std::string text = header.str();
+    text += std::string((64 - (text.size() + tail.size()) % 64) % 64, ' ') + tail;
+    m_HeaderBytes = text.size();
+    m_Bytes = m_HeaderBytes + sizeof(float) * size[0] * size[1] * size[2];
+
+    m_File = open(m_Path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (m_File < 0)
+      Fail("cannot create it", errno);
+    for (std::size_t done = 0; done < text.size();)
+    {
+      const ssize_t n = write(m_File, text.data() + done, text.size() - done);
+      if (n <= 0)
+        Fail("cannot write its header", n < 0 ? errno : ENOSPC);
+      done += static_cast<std::size_t>(n);
+    }
+    const int reserved = posix_fallocate(m_File, 0, static_cast<off_t>(m_Bytes));
+    if (reserved != 0)
+      Fail("cannot reserve " + std::to_string(m_Bytes) + " bytes for it", reserved);
+    void * mapped = mmap(nullptr, m_Bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m_File, 0);
+    if (mapped == MAP_FAILED)
+      Fail("cannot map " + std::to_string(m_Bytes) + " bytes of it in memory", errno);
+    m_Mapped = static_cast<char *>(mapped);
+    return reinterpret_cast<float *>(m_Mapped + m_HeaderBytes);
+  }
+
+  /** Unmaps the file (its pages stay in the page cache, written out by AtomicOutput::Commit()). */
+  void
+  Unmap()
+  {
+    if (m_Mapped != nullptr)
+      munmap(m_Mapped, m_Bytes);
+    m_Mapped = nullptr;
+    if (m_File >= 0)
+      close(m_File);
+    m_File = -1;
+  }
+
+private:
+  [[noreturn]] void
+  Fail(const std::string & what, int error)
+  {
+    Unmap();
+    itkGenericExceptionMacro(<< m_Path << ": " << what << " (" << std::strerror(error) << ")");
+  }
+
+  std::string m_Path;
+  int m_File = -1;
+  char * m_Mapped = nullptr;
+  std::size_t m_HeaderBytes = 0;
+  std::size_t m_Bytes = 0;
+};
+
+/** Whether the line integrals go to `output` through MappedMetaImage: a .mha file. */
+bool
+MappedOutput(const std::string & output)
+{
+  const std::string extension = itksys::SystemTools::LowerCase(itksys::SystemTools::GetFilenameLastExtension(output));
+  return extension == ".mha";
+}
+
 /** The inputs as the messages name them: the path, or "the first path (and N more)". */
 std::string
 InputsText(const Options & o)
@@ -205,6 +309,24 @@ Import(Options & o)
   const double openSeconds = clock.Seconds();
 
   clock.Restart();
+  // Line integrals to a .mha: read straight into the output file's temporary place, mapped in memory.
+  std::unique_ptr<cbct::AtomicOutput> mappedOutput;
+  std::unique_ptr<MappedMetaImage> mapped;
+  cbct::ScanImporter::StackMemory memory;
+  if (!o.raw && MappedOutput(o.output))
+  {
+    try
+    {
+      mappedOutput = std::make_unique<cbct::AtomicOutput>(o.output);
+      mappedOutput->SetProtectedFiles(InputFiles());
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      throw Error("--output " + o.output + ": " + OneLine(WithoutItkPrefix(e.GetDescription())));
+    }
+    mapped = std::make_unique<MappedMetaImage>(mappedOutput->TemporaryPath());
+    memory = [&mapped](const cbct::ScannerScan::ProjectionsType * stack) { return mapped->Map(stack); };
+  }
   cbct::ScannerScan::ProjectionsType::Pointer lineIntegrals;
   cbct::ScanImporter::RawProjections raw;
   try
@@ -212,7 +334,7 @@ Import(Options & o)
     if (o.raw)
       raw = cbct::ScanImporter::ReadRaw(scan);
     else
-      lineIntegrals = cbct::ScanImporter::ReadLineIntegrals(scan);
+      lineIntegrals = cbct::ScanImporter::ReadLineIntegrals(scan, memory);
   }
   catch (const itk::ExceptionObject & e)
   {
@@ -237,12 +359,22 @@ Import(Options & o)
   clock.Restart();
   try
   {
-    cbct::AtomicOutput projections(o.output);
-    projections.SetProtectedFiles(InputFiles());
-    if (o.raw)
-      cbct::ScanImporter::VisitRaw(raw, [&](auto * image) { WriteTemporaryImage(image, projections.TemporaryPath()); });
+    std::unique_ptr<cbct::AtomicOutput> written;
+    if (mapped)
+    {
+      mapped->Unmap(); // the stack's pixels are the file's: nothing left to write (nor to read: unmapped)
+      cbct::ImageFileContents::Inspect(mappedOutput->TemporaryPath()).CheckComplete();
+    }
     else
-      WriteTemporaryImage(lineIntegrals.GetPointer(), projections.TemporaryPath());
+    {
+      written = std::make_unique<cbct::AtomicOutput>(o.output);
+      written->SetProtectedFiles(InputFiles());
+      if (o.raw)
+        cbct::ScanImporter::VisitRaw(raw, [&](auto * image) { WriteTemporaryImage(image, written->TemporaryPath()); });
+      else
+        WriteTemporaryImage(lineIntegrals.GetPointer(), written->TemporaryPath());
+    }
+    cbct::AtomicOutput & projections = mapped ? *mappedOutput : *written;
     cbct::AtomicOutput geometry(o.geometry);
     geometry.SetProtectedFiles(InputFiles());
     auto writer = cbct::ThreeDCircularProjectionGeometryXMLFileWriter::New();

@@ -108,6 +108,13 @@ public:
   /** The projection files read as float, stacked, and converted to line integrals by the scan. */
   static ProjectionsType::Pointer
   ReadLineIntegrals(const ScannerScan * scan);
+  /** Where the stack's pixels go: called once the stack's size, spacing and origin are set (nothing
+   * read yet), it returns room for its pixels that outlives the stack, e.g. an output file mapped in
+   * memory, so that the stack is written as it is read (cbct-import: copying 1.9 GB into a file costs
+   * more than reading a scan). Empty: the stack allocates its own. */
+  using StackMemory = std::function<float *(const ProjectionsType * stack)>;
+  static ProjectionsType::Pointer
+  ReadLineIntegrals(const ScannerScan * scan, const StackMemory & memory);
 
   /** The stacked readings in the files' own pixel type (all files must share it): an
    * itk::Image<T, 3> for the component type `componentType`. */

@@ -146,7 +146,11 @@ ConvertPixels(itk::IOComponentEnum type, const void * from, std::size_t count, T
  * `sameType`, every file must hold TPixel (the raw readings, kept as stored). */
 template <typename TPixel>
 typename itk::Image<TPixel, 3>::Pointer
-ReadStack(const ScannerScan * scan, const itk::ImageIOBase * firstIO, bool measured, bool sameType)
+ReadStack(const ScannerScan * scan,
+          const itk::ImageIOBase * firstIO,
+          bool measured,
+          bool sameType,
+          const std::function<TPixel *(const itk::Image<TPixel, 3> *)> * provide = nullptr)
 {
   using ImageType = itk::Image<TPixel, 3>;
   const std::vector<std::string> & files = scan->ProjectionFiles();
@@ -171,7 +175,16 @@ ReadStack(const ScannerScan * scan, const itk::ImageIOBase * firstIO, bool measu
   stackOrigin[2] = 0.;
   stack->SetSpacing(stackSpacing);
   stack->SetOrigin(stackOrigin);
-  stack->Allocate();
+  if (provide != nullptr && *provide)
+  {
+    // The caller's memory (e.g. the output file mapped), which outlives the stack.
+    TPixel * provided = (*provide)(stack.GetPointer());
+    if (provided == nullptr)
+      Fail("ScanImporter: no memory provided for the stack of " + std::to_string(files.size()) + " projections");
+    stack->GetPixelContainer()->SetImportPointer(provided, region.GetNumberOfPixels(), false);
+  }
+  else
+    stack->Allocate();
   TPixel * buffer = stack->GetBufferPointer();
 
   std::mutex errorMutex;
@@ -431,9 +444,15 @@ ScanImporter::Open(const std::string & path,
 ScanImporter::ProjectionsType::Pointer
 ScanImporter::ReadLineIntegrals(const ScannerScan * scan)
 {
+  return ReadLineIntegrals(scan, StackMemory());
+}
+
+ScanImporter::ProjectionsType::Pointer
+ScanImporter::ReadLineIntegrals(const ScannerScan * scan, const StackMemory & memory)
+{
   bool measured = false;
   const itk::ImageIOBase::Pointer first = FirstFile(scan, measured);
-  ProjectionsType::Pointer stack = ReadStack<float>(scan, first, measured, false);
+  ProjectionsType::Pointer stack = ReadStack<float>(scan, first, measured, false, &memory);
   scan->ToLineIntegrals(stack);
   return stack;
 }

@@ -75,6 +75,12 @@ expect_line import.log "^cbct-import: full fan: the detector reaches"
 expect_line import.log "^cbct-import: log: "
 expect_line import.log "^cbct-import: wrote imported.mha (line integrals, float) and imported.xml"
 
+echo "== a .mha output is written as it is read (mapped in memory): the same image as ITK's writer gives"
+"$bin/cbct-import" scan/img_1.3.46.423632.test -o imported.nrrd -g imported-nrrd.xml > /dev/null
+mae_below imported.mha imported.nrrd 0
+cmp imported-nrrd.xml imported.xml
+grep -a -q "^ElementDataFile = LOCAL" imported.mha || { echo "FAIL: imported.mha has no MetaImage header"; exit 1; }
+
 echo "== the imported scan reconstructs as the simulation"
 grid=(--dimension 64 --spacing 3)
 "$bin/cbct-fdk" -g sim.xml --projections sim.mha "${grid[@]}" -o direct.mha
