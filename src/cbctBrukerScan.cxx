@@ -324,7 +324,7 @@ BrukerScan::ToLineIntegrals(ProjectionsType * readings) const
              const float open = opens[i];
              float signal = values[i] - darks[i];
              const bool ok = signal > 0.f && signal <= FLT_MAX;
-             below += !ok & (open > 0.f);
+             below += static_cast<unsigned int>(!ok) * static_cast<unsigned int>(open > 0.f); // dead pixels: not counted
              signal = ok ? signal : smallest;
              const float p = detail::FastLog(detail::ToNormalRange(open) / signal);
              values[i] = open > 0.f ? p : 0.f;
