@@ -379,7 +379,9 @@ Import(Options & o)
     geometry.SetProtectedFiles(InputFiles());
     auto writer = cbct::ThreeDCircularProjectionGeometryXMLFileWriter::New();
     writer->SetFilename(geometry.TemporaryPath());
-    writer->SetObject(scan->Geometry());
+    // The writer keeps a plain pointer: the geometry (a new object for several scans) must outlive it.
+    const cbct::ThreeDCircularProjectionGeometry::Pointer scanGeometry = scan->Geometry();
+    writer->SetObject(scanGeometry);
     writer->WriteFile();
     projections.Commit();
     geometry.Commit();
