@@ -357,6 +357,34 @@ TEST(ScanImporter, LineIntegralsAreStackedInOrderOnTheScansGrid)
       }
 }
 
+TEST(ScanImporter, LineIntegralsIntoTheCallersMemory)
+{
+  // StackMemory: asked once the stack's grid is known, the stack's pixels then live in the caller's
+  // memory (cbct-import: the output file, mapped), with the values of the stack that allocates its own.
+  const std::string dir = MakeDirectory("stackmemory");
+  const unsigned int count = 11;
+  auto scan = WriteScan(dir, count);
+  const auto own = ScanImporter::ReadLineIntegrals(scan);
+  std::vector<float> memory(5 * 3 * count + 1, -7.f);
+  int asked = 0;
+  const auto stack = ScanImporter::ReadLineIntegrals(scan, [&](const ScanImporter::ProjectionsType * empty) {
+    ++asked;
+    const auto size = empty->GetLargestPossibleRegion().GetSize();
+    EXPECT_EQ(size[0] * size[1] * size[2], 5u * 3u * count);
+    EXPECT_DOUBLE_EQ(empty->GetSpacing()[0], 0.8);
+    EXPECT_DOUBLE_EQ(empty->GetOrigin()[1], 5.);
+    return memory.data();
+  });
+  EXPECT_EQ(asked, 1);
+  ASSERT_EQ(stack->GetBufferPointer(), memory.data());
+  for (std::size_t i = 0; i < 5 * 3 * count; ++i)
+    ASSERT_EQ(memory[i], own->GetBufferPointer()[i]) << i;
+  EXPECT_EQ(memory.back(), -7.f); // nothing written past the stack
+  // No memory given back: refused, not a crash.
+  EXPECT_THROW(ScanImporter::ReadLineIntegrals(scan, [](const ScanImporter::ProjectionsType *) { return nullptr; }),
+               itk::ExceptionObject);
+}
+
 TEST(ScanImporter, RawKeepsTheFilesTypeAndValues)
 {
   const std::string dir = MakeDirectory("raw");
