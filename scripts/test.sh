@@ -2,7 +2,7 @@
 # Tests: installs what is missing, configures and builds everything in build/, runs every ctest test;
 # then builds the wheel (scripts/wheel.sh) and tests it in a fresh venv against the apps of build/;
 # then builds the C++ code again with AddressSanitizer and UndefinedBehaviorSanitizer in
-# build-sanitize/, runs its tests (but the longest numerical ones) and fuzzes the file readers for 60 s
+# build-sanitize/, runs its tests (but the longest numerical ones) and fuzzes the file readers for 40 s
 # each from a fixed seed (scripts/sanitize.sh, scripts/fuzz.sh; CBCT_FUZZ_SECONDS sets the time).
 # CBCT_TEST_WHEEL=0 and CBCT_SANITIZE=0 skip those two parts. A whole pass took 40 min on a 2-core
 # machine from empty build directories without ccache (build 10, ctest 8, wheel 2, sanitized build
