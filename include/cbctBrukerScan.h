@@ -66,28 +66,6 @@ public:
   static Pointer
   Open(const std::string & path);
 
-  std::string
-  Format() const override
-  {
-    return "Bruker SkyScan (.log + TIFF)";
-  }
-  const std::vector<std::string> &
-  ProjectionFiles() const override
-  {
-    return m_Files;
-  }
-  ThreeDCircularProjectionGeometry::Pointer
-  Geometry() const override;
-  std::array<double, 2>
-  DetectorSpacing() const override
-  {
-    return m_Spacing;
-  }
-  std::array<double, 2>
-  DetectorOrigin() const override
-  {
-    return m_Origin;
-  }
   void
   ToLineIntegrals(ProjectionsType * readings) const override;
 
@@ -126,10 +104,8 @@ private:
   std::string m_LogFile;
   std::string m_FlatFile;
   std::string m_DarkFile;
-  std::vector<std::string> m_Files;
-  ThreeDCircularProjectionGeometry::Pointer m_Geometry;
-  std::array<double, 2> m_Spacing{ { 1., 1. } };
-  std::array<double, 2> m_Origin{ { 0., 0. } };
+  /** ScannerScan::ProjectionFiles() itself (a reference, no copy), under the name ToLineIntegrals() uses. */
+  const std::vector<std::string> & m_Files{ ScannerScan::ProjectionFiles() };
   std::array<unsigned long, 2> m_Pixels{ { 0, 0 } };
   double m_FullScale = 65535.;
 };

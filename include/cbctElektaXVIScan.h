@@ -95,31 +95,6 @@ public:
   static double
   LineIntegral(double intensity, double airIntensity, double darkIntensity);
 
-  std::string
-  Format() const override
-  {
-    return m_Format;
-  }
-  const std::vector<std::string> &
-  ProjectionFiles() const override
-  {
-    return m_Files;
-  }
-  ThreeDCircularProjectionGeometry::Pointer
-  Geometry() const override
-  {
-    return m_Geometry;
-  }
-  std::array<double, 2>
-  DetectorSpacing() const override
-  {
-    return m_Spacing;
-  }
-  std::array<double, 2>
-  DetectorOrigin() const override
-  {
-    return m_Origin;
-  }
   void
   ToLineIntegrals(ProjectionsType * readings) const override;
 
@@ -166,12 +141,9 @@ private:
   void
   ReadDetectorGrid();
 
-  std::string m_Format;
   std::string m_Folder;
-  std::vector<std::string> m_Files;
-  ThreeDCircularProjectionGeometry::Pointer m_Geometry;
-  std::array<double, 2> m_Spacing{ { 0., 0. } };
-  std::array<double, 2> m_Origin{ { 0., 0. } };
+  /** ScannerScan::ProjectionFiles() itself (a reference, no copy), under the name ToLineIntegrals() uses. */
+  const std::vector<std::string> & m_Files{ ScannerScan::ProjectionFiles() };
   unsigned int m_Width = 0;
   unsigned int m_Height = 0;
   int m_Correction = 0;

@@ -77,28 +77,6 @@ public:
   static Pointer
   Open(const std::string & path);
 
-  std::string
-  Format() const override
-  {
-    return "Nikon X-Tek (.xtekct + TIFF)";
-  }
-  const std::vector<std::string> &
-  ProjectionFiles() const override
-  {
-    return m_Files;
-  }
-  ThreeDCircularProjectionGeometry::Pointer
-  Geometry() const override;
-  std::array<double, 2>
-  DetectorSpacing() const override
-  {
-    return m_Spacing;
-  }
-  std::array<double, 2>
-  DetectorOrigin() const override
-  {
-    return m_Origin;
-  }
   void
   ToLineIntegrals(ProjectionsType * readings) const override;
 
@@ -131,11 +109,9 @@ protected:
 
 private:
   std::string m_Xtekct;
-  std::vector<std::string> m_Files;
+  /** ScannerScan::ProjectionFiles() itself (a reference, no copy), under the name ToLineIntegrals() uses. */
+  const std::vector<std::string> & m_Files{ ScannerScan::ProjectionFiles() };
   std::vector<double> m_StageAngles;
-  ThreeDCircularProjectionGeometry::Pointer m_Geometry;
-  std::array<double, 2> m_Spacing{ { 1., 1. } };
-  std::array<double, 2> m_Origin{ { 0., 0. } };
   std::array<unsigned long, 2> m_Pixels{ { 0, 0 } };
   double m_WhiteLevel = 1.;
 };

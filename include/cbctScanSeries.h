@@ -20,7 +20,8 @@ namespace cbct
  * sizes are checked when the stack is read (ScanImporter). ToLineIntegrals() hands each scan its own
  * projections of the stack (a view of them, no copy), so that per-projection calibration (norm
  * chambers, air frames by angle) stays with the scan it belongs to. The log holds each scan's lines,
- * each prefixed by the scan's name.
+ * each prefixed by the scan's name. It overrides ScannerScan's getters (its setters are not used here):
+ * each answer is made from the scans, and DetectorSpacing() and DetectorOrigin() throw while there are none.
  * \ingroup ConeBeamCT
  */
 class ConeBeamCT_EXPORT ScanSeries : public ScannerScan

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cbct
@@ -47,21 +48,44 @@ public:
    * integrals after ToLineIntegrals(): u, v, projection index. */
   using ProjectionsType = itk::Image<float, 3>;
 
-  /** What was found, e.g. "Varian TrueBeam (XIM)", "Elekta XVI 5 (HIS + _Frames.xml)". */
+  /** What was found, e.g. "Varian TrueBeam (XIM)", "Elekta XVI 5 (HIS + _Frames.xml)".
+   *
+   * These five getters return what the subclass's Open() stored with the protected setters below
+   * (one implementation for every vendor); they stay virtual for scans that derive them from other
+   * scans (ScanSeries) or compute them (tests). */
   virtual std::string
-  Format() const = 0;
+  Format() const
+  {
+    return m_Format;
+  }
   /** The projection files, in the order of the geometry's projections (one file per projection). */
   virtual const std::vector<std::string> &
-  ProjectionFiles() const = 0;
-  /** The geometry in RTK's convention, one projection per file of ProjectionFiles(). */
+  ProjectionFiles() const
+  {
+    return m_ProjectionFiles;
+  }
+  /** The geometry in RTK's convention, one projection per file of ProjectionFiles(): a new copy at
+   * each call, which the caller owns and may change without changing the scan. */
   virtual ThreeDCircularProjectionGeometry::Pointer
-  Geometry() const = 0;
+  Geometry() const
+  {
+    auto copy = ThreeDCircularProjectionGeometry::New();
+    if (m_Geometry)
+      AppendProjections(copy, m_Geometry);
+    return copy;
+  }
   /** Detector pixel spacing (u, v) and the position of pixel (0, 0), in mm, as the projections'
    * spacing and origin. */
   virtual std::array<double, 2>
-  DetectorSpacing() const = 0;
+  DetectorSpacing() const
+  {
+    return m_DetectorSpacing;
+  }
   virtual std::array<double, 2>
-  DetectorOrigin() const = 0;
+  DetectorOrigin() const
+  {
+    return m_DetectorOrigin;
+  }
   /** Turns the stacked readings into line integrals in place (air/flood normalisation, dark
    * subtraction, -log), appending one line per step to Log(). Values that cannot be converted
    * (reading <= 0 after dark subtraction) are clamped as the subclass documents, never NaN. */
@@ -85,7 +109,50 @@ protected:
     m_Log.push_back(line);
   }
 
+  /** What Open() found, for the getters above. */
+  void
+  SetFormat(const std::string & format)
+  {
+    m_Format = format;
+  }
+  void
+  SetProjectionFiles(std::vector<std::string> files)
+  {
+    m_ProjectionFiles = std::move(files);
+  }
+  /** Keeps `geometry` itself (not a copy): Open() finishes it before anyone can ask for Geometry(). */
+  void
+  SetGeometry(ThreeDCircularProjectionGeometry * geometry)
+  {
+    m_Geometry = geometry;
+  }
+  void
+  SetDetectorGrid(const std::array<double, 2> & spacing, const std::array<double, 2> & origin)
+  {
+    m_DetectorSpacing = spacing;
+    m_DetectorOrigin = origin;
+  }
+
+  /** Appends each projection of `from` to `to`: by its RTK parameters, or by its matrix when it was
+   * given as one (the parameters are exact; a matrix-only projection has none). */
+  static void
+  AppendProjections(ThreeDCircularProjectionGeometry * to, const ThreeDCircularProjectionGeometry * from)
+  {
+    for (unsigned int k = 0; k < from->GetNumberOfProjections(); ++k)
+    {
+      if (from->HasParameters(k))
+        to->AddProjectionInRadians(from->GetParameters(k));
+      else
+        to->AddProjection(from->GetMatrix(k));
+    }
+  }
+
 private:
+  std::string m_Format;
+  std::vector<std::string> m_ProjectionFiles;
+  ThreeDCircularProjectionGeometry::Pointer m_Geometry;
+  std::array<double, 2> m_DetectorSpacing{ { 0., 0. } };
+  std::array<double, 2> m_DetectorOrigin{ { 0., 0. } };
   mutable std::vector<std::string> m_Log;
 };
 

@@ -133,31 +133,6 @@ public:
   static Pointer
   Open(const std::string & path, const Options & options);
 
-  std::string
-  Format() const override
-  {
-    return m_Format;
-  }
-  const std::vector<std::string> &
-  ProjectionFiles() const override
-  {
-    return m_ProjectionFiles;
-  }
-  ThreeDCircularProjectionGeometry::Pointer
-  Geometry() const override
-  {
-    return m_Geometry;
-  }
-  std::array<double, 2>
-  DetectorSpacing() const override
-  {
-    return m_Spacing;
-  }
-  std::array<double, 2>
-  DetectorOrigin() const override
-  {
-    return m_Origin;
-  }
   void
   ToLineIntegrals(ProjectionsType * readings) const override;
 
@@ -220,18 +195,15 @@ private:
   OpenTrueBeam(const std::string & path, const Options & options);
   void
   OpenObi(const std::string & path, const Options & options);
-  /** Fills geometry, files and grid from the records (empty frames left out) and logs each conversion. */
+  /** Stores geometry, files and grid (SetGeometry, ...) from the records (empty frames left out); logs each step. */
   void
   UseRecords(const std::vector<ProjectionRecord> & records, bool xim);
   /** Finds the air scan under `root`/Calibrations matching the scan; logs the choice. */
   void
   FindAirScan(const std::string & root, const XmlSettings & settings, bool xim, const Options & options);
 
-  std::string m_Format;
-  std::vector<std::string> m_ProjectionFiles;
-  ThreeDCircularProjectionGeometry::Pointer m_Geometry;
-  std::array<double, 2> m_Spacing{ { 0., 0. } };
-  std::array<double, 2> m_Origin{ { 0., 0. } };
+  /** ScannerScan::ProjectionFiles() itself (a reference, no copy), under the name ToLineIntegrals() uses. */
+  const std::vector<std::string> & m_ProjectionFiles{ ScannerScan::ProjectionFiles() };
   std::array<unsigned int, 2> m_Size{ { 0, 0 } };
   std::vector<double> m_NormChambers;
   std::vector<double> m_VendorAngles;

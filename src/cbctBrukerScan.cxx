@@ -144,6 +144,7 @@ BrukerScan::Open(const std::string & path)
 {
   Pointer scan = new BrukerScan;
   scan->UnRegister();
+  scan->SetFormat("Bruker SkyScan (.log + TIFF)");
   const std::string logFile = LogOf(path);
   scan->m_LogFile = logFile;
   const KeyValueFile log = KeyValueFile::Read(logFile);
@@ -201,8 +202,7 @@ BrukerScan::Open(const std::string & path)
   for (const char * key : { "CameraXYRatio", "Camera X/Y Ratio" })
     if (const auto ratio = log.Find(System, key))
       scan->AddToLog(std::string(key) + " = " + *ratio + ": logged, not applied (square pixels assumed)");
-  scan->m_Spacing = { pixelU, pixelV };
-  scan->m_Origin = { -0.5 * (columns - 1.) * pixelU, -0.5 * (rows - 1.) * pixelV };
+  scan->SetDetectorGrid({ pixelU, pixelV }, { -0.5 * (columns - 1.) * pixelU, -0.5 * (rows - 1.) * pixelV });
   scan->AddToLog("detector: Number of Columns x Number of Rows = " + std::to_string(columns) + " x " + std::to_string(rows) +
                  " pixels, centred on (0, 0)");
 
@@ -244,16 +244,17 @@ BrukerScan::Open(const std::string & path)
     if (const auto value = log.Find(Acquisition, key))
       scan->AddToLog(std::string(key) + " = " + *value);
 
-  scan->m_Geometry = ThreeDCircularProjectionGeometry::New();
+  auto geometry = ThreeDCircularProjectionGeometry::New();
   for (std::size_t k = 0; k < count; ++k)
-    scan->m_Geometry->AddProjection(sid, sdd, sense * static_cast<double>(k) * step, 0., projectionOffsetY);
+    geometry->AddProjection(sid, sdd, sense * static_cast<double>(k) * step, 0., projectionOffsetY);
+  scan->SetGeometry(geometry);
 
   // Files.
   const std::string prefix = log.String(Acquisition, "Filename Prefix");
   const std::string folder = itksys::SystemTools::GetFilenamePath(logFile);
-  scan->m_Files = detail::NumberedTiffFiles(folder, prefix, 0, static_cast<unsigned long>(count), logFile);
-  scan->AddToLog("projections: " + std::to_string(count) + " files " + scan->m_Files.front() + " ... " + scan->m_Files.back() +
-                 " (Filename Prefix, Number of Files)");
+  scan->SetProjectionFiles(detail::NumberedTiffFiles(folder, prefix, 0, static_cast<unsigned long>(count), logFile));
+  scan->AddToLog("projections: " + std::to_string(count) + " files " + scan->ProjectionFiles().front() + " ... " +
+                 scan->ProjectionFiles().back() + " (Filename Prefix, Number of Files)");
   const std::vector<std::string> names = detail::FilesInFolder(folder.empty() ? std::string(".") : folder);
   std::vector<std::string> flats, darks;
   for (const char * extension : { ".tif", ".tiff" })
@@ -274,15 +275,6 @@ BrukerScan::Open(const std::string & path)
                                           : "flat field: " + scan->m_FlatFile);
   scan->AddToLog(scan->m_DarkFile.empty() ? std::string("dark field: none found; 0 used") : "dark field: " + scan->m_DarkFile);
   return scan;
-}
-
-ThreeDCircularProjectionGeometry::Pointer
-BrukerScan::Geometry() const
-{
-  auto copy = ThreeDCircularProjectionGeometry::New();
-  for (unsigned int k = 0; k < m_Geometry->GetNumberOfProjections(); ++k)
-    copy->AddProjectionInRadians(m_Geometry->GetParameters(k));
-  return copy;
 }
 
 void
@@ -343,10 +335,10 @@ BrukerScan::PrintSelf(std::ostream & os, itk::Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "LogFile: " << m_LogFile << std::endl;
-  os << indent << "Projections: " << m_Files.size() << std::endl;
+  os << indent << "Projections: " << ProjectionFiles().size() << std::endl;
   os << indent << "FlatFile: " << (m_FlatFile.empty() ? "(none)" : m_FlatFile) << std::endl;
   os << indent << "DarkFile: " << (m_DarkFile.empty() ? "(none)" : m_DarkFile) << std::endl;
-  os << indent << "DetectorSpacing: " << m_Spacing[0] << " x " << m_Spacing[1] << " mm" << std::endl;
+  os << indent << "DetectorSpacing: " << DetectorSpacing()[0] << " x " << DetectorSpacing()[1] << " mm" << std::endl;
 }
 
 } // namespace cbct

@@ -368,7 +368,6 @@ ElektaXVIScan::Open(const std::string & path)
   // The importer reads the projection files through ITK's object factory: make sure it knows HIS.
   HisImageIOFactory::RegisterOneFactory();
   Pointer scan = Self::New();
-  scan->m_Geometry = ThreeDCircularProjectionGeometry::New();
   std::string folder = path;
   std::string xml;
   if (!IsDirectory(path))
@@ -394,7 +393,7 @@ ElektaXVIScan::Open(const std::string & path)
 
   if (!xml.empty())
   {
-    scan->m_Format = "Elekta XVI 5 (HIS + _Frames.xml)";
+    scan->SetFormat("Elekta XVI 5 (HIS + _Frames.xml)");
     scan->ReadFramesXml(xml);
   }
   else
@@ -405,7 +404,7 @@ ElektaXVIScan::Open(const std::string & path)
       Fail("Elekta XVI scan folder " + folder +
            " has no _Frames.xml (XVI 5), and no IMAGE.DBF and FRAME.DBF (XVI 4.5) were found in it or the three folders above it");
     }
-    scan->m_Format = "Elekta XVI 4.5 (HIS + IMAGE.DBF/FRAME.DBF)";
+    scan->SetFormat("Elekta XVI 4.5 (HIS + IMAGE.DBF/FRAME.DBF)");
     scan->ReadDatabase(folder, imageDbf, frameDbf);
   }
   scan->ReadDetectorGrid();
@@ -625,6 +624,8 @@ ElektaXVIScan::MatchFramesToFiles(std::vector<Frame> & frames, const std::vector
 void
 ElektaXVIScan::AddFrames(const std::vector<Frame> & frames, const std::string & source)
 {
+  auto geometry = ThreeDCircularProjectionGeometry::New();
+  std::vector<std::string> files;
   std::vector<long> inactive, unexposed;
   double minAngle = std::numeric_limits<double>::infinity(), maxAngle = -minAngle;
   double minU = minAngle, maxU = -minAngle, minV = minAngle, maxV = -minAngle;
@@ -641,9 +642,9 @@ ElektaXVIScan::AddFrames(const std::vector<Frame> & frames, const std::string & 
       continue;
     }
     // RTK: AddProjection(1000, 1536, angle, -UCentre, -VCentre); the geometry wraps the angle.
-    m_Geometry->AddProjection(SourceToIsocenterDistance, SourceToDetectorDistance, frame.angle, -frame.uCentre,
-                              -frame.vCentre);
-    m_Files.push_back(frame.file);
+    geometry->AddProjection(SourceToIsocenterDistance, SourceToDetectorDistance, frame.angle, -frame.uCentre,
+                            -frame.vCentre);
+    files.push_back(frame.file);
     minAngle = std::min(minAngle, frame.angle);
     maxAngle = std::max(maxAngle, frame.angle);
     minU = std::min(minU, frame.uCentre);
@@ -655,12 +656,12 @@ ElektaXVIScan::AddFrames(const std::vector<Frame> & frames, const std::string & 
     AddToLog("left out " + std::to_string(inactive.size()) + " frame(s) marked Inactive: Seq " + Ranges(inactive));
   if (!unexposed.empty())
     AddToLog("left out " + std::to_string(unexposed.size()) + " frame(s) not Exposed: Seq " + Ranges(unexposed));
-  if (m_Files.empty())
+  if (files.empty())
   {
     Fail("Elekta XVI scan folder " + m_Folder + ": every frame is inactive or not exposed; nothing to reconstruct");
   }
   std::ostringstream line;
-  line << m_Files.size() << " projections from " << source << "; SourceToIsocenterDistance "
+  line << files.size() << " projections from " << source << "; SourceToIsocenterDistance "
        << SourceToIsocenterDistance << " mm and SourceToDetectorDistance " << SourceToDetectorDistance
        << " mm (XVI's kV geometry, not in the files)";
   AddToLog(line.str());
@@ -671,17 +672,20 @@ ElektaXVIScan::AddFrames(const std::vector<Frame> & frames, const std::string & 
   line << "ProjectionOffsetX = -UCentre (" << -maxU << " to " << -minU << " mm), ProjectionOffsetY = -VCentre ("
        << -maxV << " to " << -minV << " mm): the flex map's detector centre per frame";
   AddToLog(line.str());
+  SetGeometry(geometry);
+  SetProjectionFiles(std::move(files));
 }
 
 void
 ElektaXVIScan::ReadDetectorGrid()
 {
-  for (std::size_t i = 0; i < m_Files.size(); ++i)
+  const std::vector<std::string> & files = ProjectionFiles();
+  for (std::size_t i = 0; i < files.size(); ++i)
   {
-    const HisImageIO::Header h = HisImageIO::ReadHeader(m_Files[i]);
+    const HisImageIO::Header h = HisImageIO::ReadHeader(files[i]);
     if (h.numberOfFrames != 1)
     {
-      Fail("HIS file " + m_Files[i] + " holds " + std::to_string(h.numberOfFrames) +
+      Fail("HIS file " + files[i] + " holds " + std::to_string(h.numberOfFrames) +
            " frames; an XVI projection file holds one");
     }
     if (i == 0)
@@ -693,7 +697,7 @@ ElektaXVIScan::ReadDetectorGrid()
     else if (h.width != m_Width || h.height != m_Height)
     {
       std::ostringstream message;
-      message << "HIS file " << m_Files[i] << " is " << h.width << " x " << h.height << " pixels; " << m_Files[0]
+      message << "HIS file " << files[i] << " is " << h.width << " x " << h.height << " pixels; " << files[0]
               << " is " << m_Width << " x " << m_Height << "; expected every projection the same size";
       Fail(message.str());
     }
@@ -702,10 +706,10 @@ ElektaXVIScan::ReadDetectorGrid()
       m_Correction = -1; // mixed: the log says so, and flood/dark are then not applied
     }
   }
-  m_Spacing = { { HisImageIO::PanelWidth / m_Width, HisImageIO::PanelWidth / m_Height } };
-  m_Origin = { { -0.5 * (m_Width - 1.) * m_Spacing[0], -0.5 * (m_Height - 1.) * m_Spacing[1] } };
+  const std::array<double, 2> spacing{ { HisImageIO::PanelWidth / m_Width, HisImageIO::PanelWidth / m_Height } };
+  SetDetectorGrid(spacing, { { -0.5 * (m_Width - 1.) * spacing[0], -0.5 * (m_Height - 1.) * spacing[1] } });
   std::ostringstream line;
-  line << "detector " << m_Width << " x " << m_Height << " pixels of " << m_Spacing[0] << " x " << m_Spacing[1]
+  line << "detector " << m_Width << " x " << m_Height << " pixels of " << spacing[0] << " x " << spacing[1]
        << " mm (HIS has no pixel size: the XVI panel's 409.6 mm / pixels), centred on (0, 0)";
   AddToLog(line.str());
   line.str("");
@@ -872,9 +876,9 @@ void
 ElektaXVIScan::PrintSelf(std::ostream & os, itk::Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
-  os << indent << "Format: " << m_Format << std::endl;
+  os << indent << "Format: " << Format() << std::endl;
   os << indent << "Folder: " << m_Folder << std::endl;
-  os << indent << "Projections: " << m_Files.size() << " of " << m_Width << " x " << m_Height << std::endl;
+  os << indent << "Projections: " << ProjectionFiles().size() << " of " << m_Width << " x " << m_Height << std::endl;
   os << indent << "Flood field: " << (m_FloodFile.empty() ? "(none)" : m_FloodFile) << std::endl;
   os << indent << "Dark field: " << (m_DarkFile.empty() ? "(none)" : m_DarkFile) << std::endl;
 }

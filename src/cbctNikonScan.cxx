@@ -179,6 +179,7 @@ NikonScan::Open(const std::string & path)
 {
   Pointer scan = new NikonScan;
   scan->UnRegister();
+  scan->SetFormat("Nikon X-Tek (.xtekct + TIFF)");
   const std::string xtekct = XtekctOf(path);
   scan->m_Xtekct = xtekct;
   const KeyValueFile ini = KeyValueFile::Read(xtekct);
@@ -202,8 +203,7 @@ NikonScan::Open(const std::string & path)
     ini.ThrowBadValue(Section, "DetectorPixelSizeX", Number(pixelX), "a pixel size > 0 (mm)");
   if (!(pixelY > 0.))
     ini.ThrowBadValue(Section, "DetectorPixelSizeY", Number(pixelY), "a pixel size > 0 (mm)");
-  scan->m_Spacing = { pixelX, pixelY };
-  scan->m_Origin = { -0.5 * (columns - 1.) * pixelX, -0.5 * (rows - 1.) * pixelY };
+  scan->SetDetectorGrid({ pixelX, pixelY }, { -0.5 * (columns - 1.) * pixelX, -0.5 * (rows - 1.) * pixelY });
   scan->AddToLog("detector: DetectorPixelsX x DetectorPixelsY = " + std::to_string(columns) + " x " + std::to_string(rows) +
                  " pixels of DetectorPixelSizeX x DetectorPixelSizeY = " + Number(pixelX) + " x " + Number(pixelY) +
                  " mm, centred on (0, 0)");
@@ -293,9 +293,10 @@ NikonScan::Open(const std::string & path)
       scan->AddToLog("InputFolderName '" + *inputFolder + "' is no folder beside the .xtekct file: projections read from " +
                      (folder.empty() ? std::string(".") : folder));
   }
-  scan->m_Files = detail::NumberedTiffFiles(folder, name + separator, 1, static_cast<unsigned long>(projections), xtekct);
-  scan->AddToLog("projections: " + std::to_string(projections) + " files " + scan->m_Files.front() + " ... " +
-                 scan->m_Files.back() + " (Name, InputSeparator, Projections)");
+  scan->SetProjectionFiles(
+    detail::NumberedTiffFiles(folder, name + separator, 1, static_cast<unsigned long>(projections), xtekct));
+  scan->AddToLog("projections: " + std::to_string(projections) + " files " + scan->ProjectionFiles().front() + " ... " +
+                 scan->ProjectionFiles().back() + " (Name, InputSeparator, Projections)");
 
   // The angles.
   const std::string xtekctFolder = itksys::SystemTools::GetFilenamePath(xtekct);
@@ -324,29 +325,20 @@ NikonScan::Open(const std::string & path)
   }
   scan->AddToLog("GantryAngle = 180 - stage angle (the object turns; the gantry turns the other way about y)");
 
-  scan->m_Geometry = ThreeDCircularProjectionGeometry::New();
+  auto geometry = ThreeDCircularProjectionGeometry::New();
   for (std::size_t k = 0; k < projections; ++k)
-    scan->m_Geometry->AddProjection(sid,
-                                    sdd,
-                                    180. - scan->m_StageAngles[k],
-                                    projectionOffsetX,
-                                    projectionOffsetY,
-                                    outOfPlane,
-                                    inPlane,
-                                    sourceOffsetX,
-                                    0.);
+    geometry->AddProjection(sid,
+                            sdd,
+                            180. - scan->m_StageAngles[k],
+                            projectionOffsetX,
+                            projectionOffsetY,
+                            outOfPlane,
+                            inPlane,
+                            sourceOffsetX,
+                            0.);
+  scan->SetGeometry(geometry);
   scan->AddToLog("line integrals: -log(reading / WhiteLevel), WhiteLevel = " + Number(scan->m_WhiteLevel));
   return scan;
-}
-
-ThreeDCircularProjectionGeometry::Pointer
-NikonScan::Geometry() const
-{
-  // A copy: the caller may change it without changing the scan.
-  auto copy = ThreeDCircularProjectionGeometry::New();
-  for (unsigned int k = 0; k < m_Geometry->GetNumberOfProjections(); ++k)
-    copy->AddProjectionInRadians(m_Geometry->GetParameters(k));
-  return copy;
 }
 
 void
@@ -381,8 +373,8 @@ NikonScan::PrintSelf(std::ostream & os, itk::Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "Xtekct: " << m_Xtekct << std::endl;
-  os << indent << "Projections: " << m_Files.size() << std::endl;
-  os << indent << "DetectorSpacing: " << m_Spacing[0] << " x " << m_Spacing[1] << " mm" << std::endl;
+  os << indent << "Projections: " << ProjectionFiles().size() << std::endl;
+  os << indent << "DetectorSpacing: " << DetectorSpacing()[0] << " x " << DetectorSpacing()[1] << " mm" << std::endl;
   os << indent << "WhiteLevel: " << m_WhiteLevel << std::endl;
 }
 

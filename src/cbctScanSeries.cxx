@@ -74,16 +74,7 @@ ScanSeries::Geometry() const
 {
   auto geometry = ThreeDCircularProjectionGeometry::New();
   for (const auto & scan : m_Scans)
-  {
-    const auto part = scan->Geometry();
-    for (unsigned int k = 0; k < part->GetNumberOfProjections(); ++k)
-    {
-      if (part->HasParameters(k))
-        geometry->AddProjectionInRadians(part->GetParameters(k));
-      else
-        geometry->AddProjection(part->GetMatrix(k));
-    }
-  }
+    AppendProjections(geometry, scan->Geometry());
   return geometry;
 }
 

@@ -654,7 +654,7 @@ VarianScan::OpenTrueBeam(const std::string & path, const Options & options)
     record.rows = header.rows;
     records.push_back(record);
   }
-  m_Format = "Varian TrueBeam/ProBeam (XIM)";
+  SetFormat("Varian TrueBeam/ProBeam (XIM)");
   UseRecords(records, true);
   FindAirScan(root.string(), settings, true, options);
 }
@@ -707,7 +707,7 @@ VarianScan::OpenObi(const std::string & path, const Options & options)
     record.rows = header.rows;
     records.push_back(record);
   }
-  m_Format = EndsWith(files.front(), ".hnc") ? "Varian OBI (HNC)" : "Varian OBI (HND)";
+  SetFormat(EndsWith(files.front(), ".hnc") ? "Varian OBI (HNC)" : "Varian OBI (HND)");
   UseRecords(records, false);
   FindAirScan(root.empty() ? p.parent_path().string() : root.string(), settings, false, options);
 }
@@ -715,7 +715,8 @@ VarianScan::OpenObi(const std::string & path, const Options & options)
 void
 VarianScan::UseRecords(const std::vector<ProjectionRecord> & records, bool xim)
 {
-  m_Geometry = ThreeDCircularProjectionGeometry::New();
+  auto geometry = ThreeDCircularProjectionGeometry::New();
+  std::vector<std::string> files;
   std::vector<double> sids, sdds, offsetsX, offsetsY;
   const ProjectionRecord * first = nullptr;
   for (const auto & r : records)
@@ -733,9 +734,9 @@ VarianScan::UseRecords(const std::vector<ProjectionRecord> & records, bool xim)
     else if (std::abs(r.spacingU - first->spacingU) > 1e-6 * first->spacingU ||
              std::abs(r.spacingV - first->spacingV) > 1e-6 * first->spacingV)
       Fail(r.file + ": pixel size differs from " + first->file + "'s");
-    m_Geometry->AddProjection(r.sourceToIsocenterDistance, r.sourceToDetectorDistance, r.gantryAngleDegrees,
-                              r.projectionOffsetX, r.projectionOffsetY);
-    m_ProjectionFiles.push_back(r.file);
+    geometry->AddProjection(r.sourceToIsocenterDistance, r.sourceToDetectorDistance, r.gantryAngleDegrees,
+                            r.projectionOffsetX, r.projectionOffsetY);
+    files.push_back(r.file);
     m_NormChambers.push_back(r.normChamber);
     m_VendorAngles.push_back(r.vendorAngleDegrees);
     sids.push_back(r.sourceToIsocenterDistance);
@@ -749,8 +750,11 @@ VarianScan::UseRecords(const std::vector<ProjectionRecord> & records, bool xim)
     Fail("no projection with an image among " + std::to_string(records.size()) + " files");
   m_KiloVolts = first->kiloVolts;
   m_Size = { { first->columns, first->rows } };
-  m_Spacing = { { first->spacingU, first->spacingV } };
-  m_Origin = { { -0.5 * (first->columns - 1.) * first->spacingU, -0.5 * (first->rows - 1.) * first->spacingV } };
+  const std::array<double, 2> spacing{ { first->spacingU, first->spacingV } };
+  SetDetectorGrid(spacing,
+                  { { -0.5 * (first->columns - 1.) * first->spacingU, -0.5 * (first->rows - 1.) * first->spacingV } });
+  SetGeometry(geometry);
+  SetProjectionFiles(std::move(files));
 
   // The direction of rotation: the sign of the summed steps of the vendor's angle.
   double turned = 0.;
@@ -759,13 +763,13 @@ VarianScan::UseRecords(const std::vector<ProjectionRecord> & records, bool xim)
   m_Clockwise = turned >= 0.;
 
   std::ostringstream log;
-  log << m_ProjectionFiles.size() << " projections of " << m_Size[0] << " x " << m_Size[1] << " pixels ("
-      << fs::path(m_ProjectionFiles.front()).parent_path().string() << ")";
+  log << ProjectionFiles().size() << " projections of " << m_Size[0] << " x " << m_Size[1] << " pixels ("
+      << fs::path(ProjectionFiles().front()).parent_path().string() << ")";
   AddToLog(log.str());
   log.str("");
   if (xim)
   {
-    log << "Detector spacing (mm) = 10 * PixelWidth, 10 * PixelHeight (cm): " << m_Spacing[0] << ", " << m_Spacing[1]
+    log << "Detector spacing (mm) = 10 * PixelWidth, 10 * PixelHeight (cm): " << spacing[0] << ", " << spacing[1]
         << "; grid centred on (0, 0)";
     AddToLog(log.str());
     AddToLog("SourceToIsocenterDistance (mm) = 10 * KVSourceVrt (cm) [Scan.xml SAD where absent]: " + Range(sids));
@@ -778,7 +782,7 @@ VarianScan::UseRecords(const std::vector<ProjectionRecord> & records, bool xim)
   }
   else
   {
-    log << "Detector spacing (mm) = dIDUResolutionX, dIDUResolutionY: " << m_Spacing[0] << ", " << m_Spacing[1]
+    log << "Detector spacing (mm) = dIDUResolutionX, dIDUResolutionY: " << spacing[0] << ", " << spacing[1]
         << "; grid centred on (0, 0)";
     AddToLog(log.str());
     AddToLog("SourceToIsocenterDistance (mm) = CalibratedSAD (mm) [dSAD (mm) where absent]: " + Range(sids));
@@ -809,13 +813,14 @@ VarianScan::FindAirScan(const std::string & root, const XmlSettings & settings, 
   else
   {
     double largest = 0.;
-    for (unsigned int k = 0; k < m_Geometry->GetNumberOfProjections(); ++k)
-      largest = std::max(largest, std::abs(m_Geometry->GetParameters(k).projectionOffsetX));
+    const auto geometry = this->Geometry();
+    for (unsigned int k = 0; k < geometry->GetNumberOfProjections(); ++k)
+      largest = std::max(largest, std::abs(geometry->GetParameters(k).projectionOffsetX));
     fan = largest > 10. ? "half" : "full";
   }
   // The air scan is a file of the projections' own format.
   const std::string extension =
-    xim ? ".xim" : (EndsWith(m_ProjectionFiles.front(), ".hnc") ? std::string(".hnc") : std::string(".hnd"));
+    xim ? ".xim" : (EndsWith(ProjectionFiles().front(), ".hnc") ? std::string(".hnc") : std::string(".hnd"));
   const std::string wanted = bowtieKnown ? (bowtie ? "FilterBowtie*" : "Filter") : "Filter*";
   std::ostringstream describe;
   describe << (root.empty() ? std::string("<no scan folder>") : root) << "/Calibrations/AIR-*";
@@ -1111,9 +1116,9 @@ void
 VarianScan::PrintSelf(std::ostream & os, itk::Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
-  os << indent << "Format: " << m_Format << "\n";
-  os << indent << "Projections: " << m_ProjectionFiles.size() << " of " << m_Size[0] << " x " << m_Size[1] << "\n";
-  os << indent << "DetectorSpacing: " << m_Spacing[0] << ", " << m_Spacing[1] << "\n";
+  os << indent << "Format: " << Format() << "\n";
+  os << indent << "Projections: " << ProjectionFiles().size() << " of " << m_Size[0] << " x " << m_Size[1] << "\n";
+  os << indent << "DetectorSpacing: " << DetectorSpacing()[0] << ", " << DetectorSpacing()[1] << "\n";
   os << indent << "AirScanFiles: " << m_AirFiles.size() << "\n";
 }
 

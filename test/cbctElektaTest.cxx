@@ -322,7 +322,8 @@ TEST(ElektaXVIScan, Xvi45DatabaseBecomesRTKGeometry)
   const double v[] = { 1.25, 1.0, 0.875 };
   for (unsigned int k = 0; k < 3; ++k)
   {
-    const auto & p = scan->Geometry()->GetParameters(k);
+    // A copy of the parameters: Geometry() returns a new geometry, gone at the end of this statement.
+    const auto p = scan->Geometry()->GetParameters(k);
     EXPECT_EQ(p.sourceToIsocenterDistance, 1000.);
     EXPECT_EQ(p.sourceToDetectorDistance, 1536.);
     EXPECT_NEAR(p.gantryAngle * 180. / Pi, Wrapped(angles[k]), 1e-9) << k;
