@@ -104,8 +104,6 @@ private:
   std::string m_LogFile;
   std::string m_FlatFile;
   std::string m_DarkFile;
-  /** ScannerScan::ProjectionFiles() itself (a reference, no copy), under the name ToLineIntegrals() uses. */
-  const std::vector<std::string> & m_Files{ ScannerScan::ProjectionFiles() };
   std::array<unsigned long, 2> m_Pixels{ { 0, 0 } };
   double m_FullScale = 65535.;
 };

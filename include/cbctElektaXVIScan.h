@@ -142,8 +142,6 @@ private:
   ReadDetectorGrid();
 
   std::string m_Folder;
-  /** ScannerScan::ProjectionFiles() itself (a reference, no copy), under the name ToLineIntegrals() uses. */
-  const std::vector<std::string> & m_Files{ ScannerScan::ProjectionFiles() };
   unsigned int m_Width = 0;
   unsigned int m_Height = 0;
   int m_Correction = 0;

@@ -109,8 +109,6 @@ protected:
 
 private:
   std::string m_Xtekct;
-  /** ScannerScan::ProjectionFiles() itself (a reference, no copy), under the name ToLineIntegrals() uses. */
-  const std::vector<std::string> & m_Files{ ScannerScan::ProjectionFiles() };
   std::vector<double> m_StageAngles;
   std::array<unsigned long, 2> m_Pixels{ { 0, 0 } };
   double m_WhiteLevel = 1.;

@@ -202,8 +202,6 @@ private:
   void
   FindAirScan(const std::string & root, const XmlSettings & settings, bool xim, const Options & options);
 
-  /** ScannerScan::ProjectionFiles() itself (a reference, no copy), under the name ToLineIntegrals() uses. */
-  const std::vector<std::string> & m_ProjectionFiles{ ScannerScan::ProjectionFiles() };
   std::array<unsigned int, 2> m_Size{ { 0, 0 } };
   std::vector<double> m_NormChambers;
   std::vector<double> m_VendorAngles;

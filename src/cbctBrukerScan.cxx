@@ -280,7 +280,7 @@ BrukerScan::Open(const std::string & path)
 void
 BrukerScan::ToLineIntegrals(ProjectionsType * readings) const
 {
-  detail::CheckReadingsShape(readings, m_Pixels[0], m_Pixels[1], m_Files.size(), m_LogFile + " (Number of Columns, Number of Rows, Number of Files)");
+  detail::CheckReadingsShape(readings, m_Pixels[0], m_Pixels[1], ProjectionFiles().size(), m_LogFile + " (Number of Columns, Number of Rows, Number of Files)");
   FieldType::Pointer flat, dark;
   if (!m_FlatFile.empty())
     flat = ReadField(m_FlatFile, m_Pixels[0], m_Pixels[1], "flat field");
@@ -303,7 +303,7 @@ BrukerScan::ToLineIntegrals(ProjectionsType * readings) const
     opens[i] = live ? static_cast<float>(open) : 0.f;
     deadPixels += !live;
   }
-  const std::size_t deadFlat = deadPixels * m_Files.size();
+  const std::size_t deadFlat = deadPixels * ProjectionFiles().size();
   // p = ln((F - D) / (R - D)), several projections at a time, each pixel without a branch so that the
   // loop vectorises (detail::FastLog: within about 1 ulp of ln).
   const float smallest = static_cast<float>(SmallestReading);

@@ -781,11 +781,11 @@ ElektaXVIScan::ToLineIntegrals(ProjectionsType * readings) const
   }
   const auto region = readings->GetBufferedRegion();
   const auto size = region.GetSize();
-  if (size[0] != m_Width || size[1] != m_Height || size[2] != m_Files.size())
+  if (size[0] != m_Width || size[1] != m_Height || size[2] != ProjectionFiles().size())
   {
     std::ostringstream message;
     message << "ElektaXVIScan::ToLineIntegrals: projections are " << size[0] << " x " << size[1] << " x " << size[2]
-            << "; the scan " << m_Folder << " has " << m_Files.size() << " projections of " << m_Width << " x "
+            << "; the scan " << m_Folder << " has " << ProjectionFiles().size() << " projections of " << m_Width << " x "
             << m_Height;
     Fail(message.str());
   }

@@ -344,7 +344,7 @@ NikonScan::Open(const std::string & path)
 void
 NikonScan::ToLineIntegrals(ProjectionsType * readings) const
 {
-  detail::CheckReadingsShape(readings, m_Pixels[0], m_Pixels[1], m_Files.size(), m_Xtekct + " (DetectorPixelsX, DetectorPixelsY, Projections)");
+  detail::CheckReadingsShape(readings, m_Pixels[0], m_Pixels[1], ProjectionFiles().size(), m_Xtekct + " (DetectorPixelsX, DetectorPixelsY, Projections)");
   // p = ln(WhiteLevel / reading), several projections at a time, each pixel without a branch so that
   // the loop vectorises (detail::FastLog: within about 1 ulp of ln).
   const float white = detail::ToNormalRange(static_cast<float>(m_WhiteLevel));

@@ -1080,9 +1080,9 @@ VarianScan::ToLineIntegrals(ProjectionsType * readings) const
   if (readings == nullptr)
     Fail("ToLineIntegrals: no readings");
   const auto size = readings->GetBufferedRegion().GetSize();
-  if (size[0] != m_Size[0] || size[1] != m_Size[1] || size[2] != m_ProjectionFiles.size())
+  if (size[0] != m_Size[0] || size[1] != m_Size[1] || size[2] != ProjectionFiles().size())
     Fail("ToLineIntegrals: a stack of " + std::to_string(size[0]) + " x " + std::to_string(size[1]) + " x " +
-         std::to_string(size[2]) + "; the scan has " + std::to_string(m_ProjectionFiles.size()) + " projections of " +
+         std::to_string(size[2]) + "; the scan has " + std::to_string(ProjectionFiles().size()) + " projections of " +
          std::to_string(m_Size[0]) + " x " + std::to_string(m_Size[1]));
   if (m_AirFiles.empty())
   {
