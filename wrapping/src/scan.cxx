@@ -32,14 +32,18 @@ RawToNumpy(itk::Image<T, 3> * image)
  * ScanSeries) read by the vendor's reader that recognises it (or `format`'s), as line integrals
  * (float32) or, with `raw`, as stored. */
 py::tuple
-ReadScan(const std::vector<std::string> & paths, const std::string & format, bool raw, const MakeGeometry & makeGeometry)
+ReadScan(const std::vector<std::string> & paths,
+         const std::string & format,
+         bool raw,
+         const cbct::ScanImporter::Options & options,
+         const MakeGeometry & makeGeometry)
 {
   cbct::ScannerScan::Pointer scan;
   cbct::ScannerScan::ProjectionsType::Pointer lineIntegrals;
   cbct::ScanImporter::RawProjections rawProjections;
   {
     py::gil_scoped_release release;
-    scan = cbct::ScanImporter::Open(paths, format);
+    scan = cbct::ScanImporter::Open(paths, format, options);
     if (raw)
       rawProjections = cbct::ScanImporter::ReadRaw(scan);
     else
@@ -82,10 +86,14 @@ RegisterScan(py::module_ & m, const MakeGeometry & makeGeometry)
 {
   m.def(
     "_read_scan",
-    [makeGeometry](const std::vector<std::string> & paths, const std::string & format, bool raw) {
-      return ReadScan(paths, format, raw, makeGeometry);
+    [makeGeometry](const std::vector<std::string> & paths, const std::string & format, bool raw, bool airFallback,
+                   double airFallbackI0) {
+      cbct::ScanImporter::Options options;
+      options.airScanFallback = airFallback;
+      options.fallbackI0 = airFallbackI0;
+      return ReadScan(paths, format, raw, options, makeGeometry);
     },
-    py::arg("paths"), py::arg("format"), py::arg("raw"));
+    py::arg("paths"), py::arg("format"), py::arg("raw"), py::arg("air_fallback"), py::arg("air_fallback_i0"));
   m.def("_scan_formats", [] {
     std::vector<std::string> names;
     for (const auto & vendor : cbct::ScanImporter::Vendors())

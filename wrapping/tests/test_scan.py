@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import conebeamct as cbct
-from conftest import write_xvi_scan
+from conftest import run_app, write_mha, write_xvi_scan
 
 N, U = 36, 40
 PIXEL = 409.6 / U  # the XVI panel, 409.6 mm wide
@@ -108,3 +108,34 @@ def test_errors(xvi, work):
         f.write(data[:-100])
     with pytest.raises(cbct.ITKError, match="00007.1.3.46.423632.py.his"):
         cbct.read_scan(folder)
+
+
+def test_varian_without_air_scan_needs_air_fallback(work):
+    """A TrueBeam folder (written by the test-only cbctWriteScan: counts 50000 exp(-p), air 50000, one
+    norm-chamber reading) read with its air scan, then without Calibrations/: refused, naming the
+    fallback; with air_fallback and I0 50000 the same line integrals, and the log says so."""
+    import shutil
+
+    spacing = 4.0
+    geometry = cbct.Geometry.circular(N, sid=1000.0, sdd=1500.0)
+    line_integrals = 0.02 * cbct.project_phantom(geometry, (U, U), spacing, scale=60.0).array
+    corner = -(U - 1) / 2 * spacing
+    write_mha(os.path.join(str(work), "li.mha"), line_integrals, (spacing, spacing, 1.0), (corner, corner, 0.0))
+    geometry.write(os.path.join(str(work), "g.xml"))
+    folder = os.path.join(str(work), "varian")
+    run_app("cbctWriteScan", "varian", os.path.join(str(work), "li.mha"), os.path.join(str(work), "g.xml"), folder)
+    with_air, _ = cbct.read_scan(folder)
+    assert np.max(np.abs(with_air.array - line_integrals)) < 1e-3
+
+    shutil.rmtree(os.path.join(folder, "Calibrations"))
+    with pytest.raises(cbct.ITKError, match="air-fallback"):
+        cbct.read_scan(folder)
+    fallback, fallback_geometry = cbct.read_scan(folder, air_fallback=True, air_fallback_i0=50000.0)
+    assert np.all(np.isfinite(fallback.array))
+    assert np.max(np.abs(fallback.array - with_air.array)) < 1e-5
+    assert len(fallback_geometry) == N
+    assert any("fallback" in line for line in fallback.info["log"]), fallback.info["log"]
+    with pytest.raises(ValueError, match="air_fallback_i0"):
+        cbct.read_scan(folder, air_fallback_i0=50000.0)
+    with pytest.raises(ValueError, match="air_fallback_i0"):
+        cbct.read_scan(folder, air_fallback=True, air_fallback_i0=float("nan"))

@@ -36,6 +36,7 @@ Units: mm for lengths, degrees for angles. Every public function has type hints 
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import Any, Dict, Literal, Optional, Sequence, Tuple, Type, TypeVar, Union, overload
@@ -348,6 +349,8 @@ def read_scan(
     path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
     format: Optional[str] = None,
     raw: bool = False,
+    air_fallback: bool = False,
+    air_fallback_i0: float = 0.0,
 ) -> Tuple[Projections, Geometry]:
     """Reads a scanner's scan as ``cbct-import`` does: its projections and its geometry.
 
@@ -371,6 +374,13 @@ def read_scan(
         True: the detector readings exactly as stored, the array in the files' own dtype (e.g.
         ``uint16``; the reconstruction functions take float32 line integrals, so convert them first,
         e.g. with :func:`preprocess`).
+    air_fallback : bool
+        Varian (TrueBeam, OBI) without an air scan under ``Calibrations/``: normalise with a constant
+        I0 instead of failing, as ``cbct-import --air-fallback`` (logged in ``info["log"]``). Other
+        vendors ignore it.
+    air_fallback_i0 : float
+        That I0, in counts at the scan's mean norm-chamber reading, finite and >= 0; 0 (the default):
+        the stack's brightest reading. Only with ``air_fallback``.
 
     Returns
     -------
@@ -403,7 +413,14 @@ def read_scan(
         if not isinstance(format, str) or format.lower() not in _conebeamct._scan_formats():
             names = ", ".join(_conebeamct._scan_formats())
             raise ValueError(f"format is {format!r}; expected one of {names} (or None to detect it)")
-    array, spacing, origin, geometry, info = _conebeamct._read_scan(names, format or "", bool(raw))
+    i0 = float(air_fallback_i0)
+    if not math.isfinite(i0) or i0 < 0.0:
+        raise ValueError(f"air_fallback_i0 is {air_fallback_i0!r}; expected a finite I0 >= 0 (0: the brightest reading)")
+    if i0 != 0.0 and not air_fallback:
+        raise ValueError(f"air_fallback_i0 is {air_fallback_i0!r} but air_fallback is False; expected "
+                         "air_fallback=True with it (the I0 is used only without an air scan)")
+    array, spacing, origin, geometry, info = _conebeamct._read_scan(names, format or "", bool(raw), bool(air_fallback),
+                                                                    i0)
     if raw:
         # The readings keep their dtype: the array is set past Image's float32 conversion.
         projections = Projections(np.zeros((1, 1, 1), np.float32), spacing, origin)
