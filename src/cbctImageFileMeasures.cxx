@@ -518,6 +518,11 @@ CheckMetaImageHeader(const std::string & path)
     const std::string key = equals == std::string::npos ? std::string() : Trim(text.substr(0, equals));
     if (key.empty())
       ThrowBadParameter(where, "'" + Trimmed(text).substr(0, 80) + "'", "Key = Value");
+    // MetaIO copies a key it does not know into a 255-byte field name with strcpy: a longer key
+    // overflows it (found by cbctFuzzProjectionFile: regressions/cbctFuzzProjectionFile/metaio_long_key.mha).
+    if (key.size() > 254)
+      ThrowBadParameter(where, "a key of " + std::to_string(key.size()) + " characters ('" + key.substr(0, 40) + "...')",
+                        "a header field name of at most 254 characters");
     if (!seen.insert(key).second)
       ThrowBadParameter(key + " in " + path, "given twice (" + where + ")", "each header field once");
     const std::string value = Trim(text.substr(equals + 1));

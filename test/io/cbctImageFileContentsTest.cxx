@@ -336,6 +336,32 @@ TEST(ImageFileContents, MetaImageDimensionsOutOfRangeAreRefused)
   }
 }
 
+// ITK 5.2's MetaIO copies a header key it does not know into a 255-byte name with strcpy: a key of 255
+// characters or more overflowed it (found by cbctFuzzProjectionFile). Such a key is refused before ITK
+// reads the header; 254 characters are still read.
+TEST(ImageFileContents, MetaImageKeyLongerThanMetaIOTakesIsRefused)
+{
+  const std::string directory = WorkDirectory();
+  const std::string rest = "NDims = 3\nDimSize = 2 1 1\nElementType = MET_SHORT\nElementDataFile = LOCAL\n1 2\n";
+  const std::string fits = directory + "key_254.mha";
+  WriteText(fits, "ObjectType = Image\n" + std::string(254, 'K') + " = v\n" + rest);
+  EXPECT_EQ(cbct::ImageFileContents::Inspect(fits).Pixels(), 2u);
+  const std::string tooLong = directory + "key_255.mha";
+  WriteText(tooLong, "ObjectType = Image\n" + std::string(255, 'K') + " = v\n" + rest);
+  try
+  {
+    cbct::ImageFileContents::Inspect(tooLong);
+    ADD_FAILURE() << "a key of 255 characters accepted";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string message = e.GetDescription();
+    EXPECT_NE(message.find("line 2 of the header of " + tooLong + " is a key of 255 characters"), std::string::npos)
+      << message;
+    EXPECT_NE(message.find("expected a header field name of at most 254 characters"), std::string::npos) << message;
+  }
+}
+
 /** The bytes of a file, and a file of bytes. */
 std::string
 ReadBytes(const std::string & path)
