@@ -4,9 +4,9 @@
 # then builds the C++ code again with AddressSanitizer and UndefinedBehaviorSanitizer in
 # build-sanitize/, runs its tests (but the longest numerical ones) and fuzzes the file readers for 40 s
 # each from a fixed seed (scripts/sanitize.sh, scripts/fuzz.sh; CBCT_FUZZ_SECONDS sets the time).
-# CBCT_TEST_WHEEL=0 and CBCT_SANITIZE=0 skip those two parts. A whole pass took 40 min on a 2-core
-# machine from empty build directories without ccache (build 10, ctest 8, wheel 2, sanitized build
-# 13, sanitized tests 5, fuzzing 3). Exits non-zero when anything fails. Runs from any directory.
+# CBCT_TEST_WHEEL=0 and CBCT_SANITIZE=0 skip those two parts. A whole pass took 32 min on a 2-core
+# machine from empty build directories without ccache (2026-11-26: build 7, ctest 6, wheel 2,
+# sanitized build 10, sanitized tests 5, fuzzing 7). Exits non-zero when anything fails. Runs from any directory.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
