@@ -627,17 +627,14 @@ TEST(NikonScanBad, ReadingsOfAnotherSize)
   ExpectError([&] { scan->ToLineIntegrals(readings); }, { "8 x 5 x 12", "8 x 6 x 12", "DetectorPixelsY" });
 }
 
-TEST(NikonScanBad, DamagedDescriptionsGiveOneClearError)
+/** Damaged versions of a description: every prefix `step` bytes apart, then 200 copies with one to
+ * three random bytes changed (a fixed `seed`, so each run tries the same files). */
+std::vector<std::string>
+DamagedVersions(const std::string & text, std::size_t step, unsigned int seed)
 {
-  // Every prefix of a valid description, and random bytes changed: Open() succeeds or throws an
-  // itk::ExceptionObject, never anything else.
-  TemporaryFolder folder("scan");
-  const std::string text = Section("XTekCT", With(NikonFields(), { { "Projections", "2" } }));
-  WriteNikonScan(folder, With(NikonFields(), { { "Projections", "2" } }), 2);
-  const std::string xtekct = folder / "sample.xtekct";
-  std::mt19937 random(5);
+  std::mt19937 random(seed);
   std::vector<std::string> damaged;
-  for (std::size_t length = 0; length < text.size(); length += 3)
+  for (std::size_t length = 0; length < text.size(); length += step)
     damaged.push_back(text.substr(0, length));
   for (int trial = 0; trial < 200; ++trial)
   {
@@ -646,6 +643,18 @@ TEST(NikonScanBad, DamagedDescriptionsGiveOneClearError)
       t[random() % t.size()] = static_cast<char>(random() % 256);
     damaged.push_back(t);
   }
+  return damaged;
+}
+
+TEST(NikonScanBad, DamagedDescriptionsGiveOneClearError)
+{
+  // Every prefix of a valid description, and random bytes changed: Open() succeeds or throws an
+  // itk::ExceptionObject, never anything else.
+  TemporaryFolder folder("scan");
+  const std::string text = Section("XTekCT", With(NikonFields(), { { "Projections", "2" } }));
+  WriteNikonScan(folder, With(NikonFields(), { { "Projections", "2" } }), 2);
+  const std::string xtekct = folder / "sample.xtekct";
+  const std::vector<std::string> damaged = DamagedVersions(text, 3, 5);
   int opened = 0;
   for (const std::string & t : damaged)
   {
@@ -855,17 +864,7 @@ TEST(BrukerScanBad, DamagedLogsGiveOneClearError)
     std::ifstream in(log, std::ios::binary);
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  std::mt19937 random(9);
-  std::vector<std::string> damaged;
-  for (std::size_t length = 0; length < text.size(); length += 5)
-    damaged.push_back(text.substr(0, length));
-  for (int trial = 0; trial < 200; ++trial)
-  {
-    std::string t = text;
-    for (int flips = 0; flips <= trial % 3; ++flips)
-      t[random() % t.size()] = static_cast<char>(random() % 256);
-    damaged.push_back(t);
-  }
+  const std::vector<std::string> damaged = DamagedVersions(text, 5, 9);
   int opened = 0;
   for (const std::string & t : damaged)
   {
