@@ -55,7 +55,7 @@ namespace cbct
  * 65535), with I0 = 65536 and Id = 0 unless the scan folder holds a flood field (flood*.his:
  * I0 = Intensity(flood) per pixel) or a dark field (dark*.his: Id = Intensity(dark)), read in the
  * same stored convention (several frames are averaged). XVI keeps its own flood images outside
- * the scan folder (Reconstruction/<UID>.INI names them, FloodImageOpenFile) and writes frames already
+ * the scan folder (`Reconstruction/<UID>.INI` names them, FloodImageOpenFile) and writes frames already
  * corrected: a flood or dark file is applied only when the frames' HIS_Correction does not say
  * gain (2) or offset (1) correction was done. (I - Id) and (I0 - Id) below 1 are taken as 1 (one
  * count): every value is finite. Each step and the number of clamped pixels are logged.

@@ -16,8 +16,8 @@ namespace cbct
  * \brief Reads RTK's RTKThreeDCircularGeometry XML (versions 2 and 3) into a geometry.
  *
  * A parameter at the top level applies to every projection that does not set it itself, as in
- * RTK. Each <Projection>'s <Matrix> is checked against the matrix its parameters give. A
- * <Projection> with a <Matrix> and no source-to-isocenter and source-to-detector distances (the form
+ * RTK. Each `<Projection>`'s `<Matrix>` is checked against the matrix its parameters give. A
+ * `<Projection>` with a `<Matrix>` and no source-to-isocenter and source-to-detector distances (the form
  * our writer uses for projections added as bare matrices) becomes a matrix projection.
  *
  * Errors name the file, the element and the value: malformed XML (with its line and column), a

@@ -18,7 +18,7 @@ namespace cbct
  * As RTK does: a parameter equal to its default for every projection is left out, one equal for
  * every projection is written once at the top, others per projection; each projection's matrix is
  * written for information. Numbers carry 17 significant digits so a file round-trips exactly.
- * Projections added as bare matrices are written as a <Projection> holding only its <Matrix>
+ * Projections added as bare matrices are written as a `<Projection>` holding only its `<Matrix>`
  * (RTK cannot read those; our reader can), and then no parameter is written at the top level.
  *
  * The file is written beside its final place and renamed into place when complete (AtomicOutput):

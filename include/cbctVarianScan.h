@@ -25,7 +25,7 @@ namespace cbct
  *   <scan>/Acquisitions/<id>/Proj_*.xim   <scan>/[Scan0/]Proj_*.hnd (or .hnc: HND's header, 16-bit pixels)
  *   <scan>/Calibrations/AIR-<fan>-<filter>-<kV>KV[...]/Current/Filter[Bowtie][_CW|_CC...].xim
  * \endverbatim
- * A folder of Proj_*.xim / Proj_*.hnd / Proj_*.hnc files (e.g. Acquisitions/<id>) is read too; Scan.xml and
+ * A folder of Proj_*.xim / Proj_*.hnd / Proj_*.hnc files (e.g. `Acquisitions/<id>`) is read too; Scan.xml and
  * Calibrations/ are then looked for up to three folders above it. Projection files are in the order
  * of the number in their names. An XIM without pixels (a frame the acquisition dropped; RTK's reader
  * marks it with angle 6000) is left out, logged.
