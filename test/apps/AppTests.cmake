@@ -500,7 +500,7 @@ endif()
 # cbct-import: a scanner's scan (an Elekta XVI folder written by cbctWriteScan from simulated line
 # integrals) -> projections and geometry that reconstruct as the simulation; cbct-fdk/cbct-sart --scan
 # bit for bit the same; --raw; refusals. cbctWriteScan also writes the folders of the import benchmark
-# (docs/scanner-data.md).
+# (docs/guide/scanner-data.md).
 add_executable(cbctWriteScan ${cbct_app_tests}/cbctWriteScan.cxx)
 target_link_libraries(cbctWriteScan PRIVATE ConeBeamCT ${ITK_LIBRARIES})
 add_test(NAME apps.import_end_to_end

@@ -358,7 +358,7 @@ def read_scan(
     ``ProjectionInfo.xml`` + HND, Elekta XVI ``_Frames.xml`` or ``FRAME.DBF`` + HIS, Nikon ``.xtekct``
     + TIFF, Bruker SkyScan ``.log`` + TIFF), or named by ``format``. The projection files are read in
     parallel and stacked on the detector grid the vendor's files give; the geometry is converted to
-    RTK's convention (docs/scanner-data.md lists what is read from each vendor's files).
+    RTK's convention (docs/guide/scanner-data.md lists what is read from each vendor's files).
 
     Parameters
     ----------
