@@ -2,6 +2,7 @@
 // phantom, or (--emission) the emission projections (SPECT) of an activity phantom through an
 // attenuation phantom with the collimator blur and Poisson noise.
 #include "cbctAppSupport.h"
+#include "cbctBreathingPhantomProjectionSource.h"
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
 #include "cbctEmissionApp.h"
@@ -10,6 +11,8 @@
 #include "cbctMemoryCheck.h"
 #include "cbctPhantomProjectionSource.h"
 #include "cbctPhantomVolumeSource.h"
+#include "cbctInputChecks.h" // Trimmed()
+#include "cbctPhaseSignal.h"
 #include "cbctPoissonNoiseImageFilter.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
@@ -58,7 +61,62 @@ struct Options
   std::string volumeDimension;
   std::string volumeSpacing;
   std::string hardware = "cpu";
+  // --breathing: the moving phantom of 4D CBCT (cbct::BreathingPhantom)
+  bool breathing = false;
+  double breathingCycles = 10.;
+  std::string breathingAmplitude = "0,10,0";
+  std::string breathingEllipsoids;
+  double breathingExponent = 1.;
+  double breathingFirstPhase = 0.;
+  double breathingIrregularity = 0.;
+  std::string phasesOutput;
 };
+
+/** Where --breathing writes the phases: --phases-output, else OUTPUT without its extension (and a
+ * .gz before it) followed by _phases.txt (proj.mha -> proj_phases.txt). */
+std::string
+PhasesPath(const Options & o)
+{
+  if (!o.phasesOutput.empty())
+    return o.phasesOutput;
+  std::string stem = o.output;
+  for (int pass = 0; pass < 2; ++pass)
+  {
+    const auto slash = stem.find_last_of('/');
+    const auto dot = stem.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == 0 || stem[dot - 1] == '/')
+      break;
+    const bool gz = itksys::SystemTools::LowerCase(stem.substr(dot)) == ".gz";
+    stem.erase(dot);
+    if (!gz)
+      break;
+  }
+  return stem + "_phases.txt";
+}
+
+/** --breathing-ellipsoids "i,j,...": indices of the phantom's ellipsoids (integers >= 0). */
+std::vector<unsigned int>
+ParseEllipsoidIndices(const std::string & text)
+{
+  std::vector<unsigned int> indices;
+  if (text.empty())
+    return indices;
+  const std::string expected = "ellipsoid indices i,j,... (integers >= 0, counted from 0 in the phantom's order)";
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+  {
+    const std::string trimmed = cbct::Trimmed(item);
+    char * end = nullptr;
+    const double v = std::strtod(trimmed.c_str(), &end);
+    if (trimmed.empty() || *end != '\0' || !(v >= 0.) || v != std::floor(v) || v > 1e6)
+      Bad("--breathing-ellipsoids", Quoted(text), expected);
+    indices.push_back(static_cast<unsigned int>(v));
+  }
+  if (text.back() == ',')
+    Bad("--breathing-ellipsoids", Quoted(text), expected);
+  return indices;
+}
 
 /** The emission mode's voxel grid: --volume-spacing (default: the smallest detector pixel) and
  * --volume-dimension (default: the detector's width along x and z, its height along y), centred. */
@@ -182,6 +240,52 @@ Simulate(const Options & o)
       }
     }
   }
+  cbct::BreathingPhantom::Pointer breathing;
+  std::vector<double> phases;
+  if (!o.breathing && (!o.breathingEllipsoids.empty() || o.breathingCycles != 10. || o.breathingAmplitude != "0,10,0" ||
+                       o.breathingExponent != 1. || o.breathingFirstPhase != 0. || o.breathingIrregularity != 0. ||
+                       !o.phasesOutput.empty()))
+    throw Error("--breathing-cycles, --breathing-amplitude, --breathing-ellipsoids, --breathing-exponent, "
+                "--breathing-first-phase, --breathing-irregularity and --phases-output simulate a breathing patient: "
+                "give --breathing");
+  if (o.breathing)
+  {
+    if (o.emission)
+      throw Error("--breathing: simulates a breathing X-ray scan; --emission does not move its phantoms (give one or the other)");
+    CheckPositive("--breathing-cycles", o.breathingCycles, "a number of breathing cycles during the scan > 0");
+    if (!std::isfinite(o.breathingFirstPhase) || o.breathingFirstPhase < 0. || !(o.breathingFirstPhase < 1.))
+      Bad("--breathing-first-phase", o.breathingFirstPhase, "a phase in [0, 1)");
+    if (!std::isfinite(o.breathingIrregularity) || o.breathingIrregularity < 0. || !(o.breathingIrregularity < 1.))
+      Bad("--breathing-irregularity", o.breathingIrregularity, "a fraction in [0, 1) of the mean cycle (0: regular)");
+    CheckPositive("--breathing-exponent", o.breathingExponent, "an exponent n > 0 of the waveform sin^2n");
+    const auto amplitude = ParsePoint("--breathing-amplitude", o.breathingAmplitude, 3);
+    const auto moving = ParseEllipsoidIndices(o.breathingEllipsoids);
+    for (const unsigned int i : moving)
+      if (i >= phantom->GetEllipsoids().size())
+        Bad("--breathing-ellipsoids", Quoted(o.breathingEllipsoids),
+            "indices below the phantom's " + std::to_string(phantom->GetEllipsoids().size()) + " ellipsoids");
+    const std::string phasesPath = PhasesPath(o);
+    CheckOutputDirectory("--phases-output", phasesPath);
+    CheckOutputsAreNotInputs({ { "--geometry", o.geometry }, { "--output", o.output }, { "--phases-output", phasesPath } },
+                             { { "--phantom", o.phantom, false } });
+    breathing = cbct::BreathingPhantom::New();
+    breathing->SetPhantom(phantom);
+    try
+    {
+      breathing->SetMovingEllipsoids(moving);
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      throw Error("--breathing-ellipsoids " + o.breathingEllipsoids + ": " + WithoutItkPrefix(e.GetDescription()));
+    }
+    breathing->SetAmplitude({ { amplitude[0], amplitude[1], amplitude[2] } });
+    breathing->SetWaveformExponent(o.breathingExponent);
+    const auto count = static_cast<unsigned int>(o.projections);
+    phases = o.breathingIrregularity > 0.
+               ? cbct::BreathingPhantom::IrregularScanPhases(count, o.breathingCycles, o.breathingIrregularity,
+                                                             static_cast<std::uint32_t>(o.seed), o.breathingFirstPhase)
+               : cbct::BreathingPhantom::ScanPhases(count, o.breathingCycles, o.breathingFirstPhase);
+  }
   CheckProjectorAndHardware("joseph", 0., o.hardware);
   if (!o.emission && o.hardware != "cpu")
     throw Error("--hardware " + o.hardware + ": only --emission runs on the GPU (exact projections are computed on the CPU)");
@@ -235,7 +339,33 @@ Simulate(const Options & o)
     what << o.phantom;
   Stopwatch clock;
   ImageType::Pointer projections;
-  if (!o.emission)
+  if (breathing)
+  {
+    auto source = cbct::BreathingPhantomProjectionSource<ImageType>::New();
+    source->SetSize(imageSize);
+    source->SetSpacing(imageSpacing);
+    source->SetOrigin(origin);
+    source->SetGeometry(geometry);
+    source->SetBreathingPhantom(breathing);
+    source->SetPhases(phases);
+    auto bar = ProgressBar::Attach(source, "projecting");
+    source->Update();
+    projections = source->GetOutput();
+    if (o.verbose)
+    {
+      const auto & a = breathing->GetAmplitude();
+      std::cout << "cbct-simulate: breathing: " << o.breathingCycles << " cycles"
+                << (o.breathingIrregularity > 0. ? " of irregular length (+-" + std::to_string(o.breathingIrregularity) +
+                                                     ", seed " + std::to_string(o.seed) + ")"
+                                                 : std::string())
+                << ", ellipsoids " << (o.breathingEllipsoids.empty() ? std::string("all") : o.breathingEllipsoids)
+                << " moved by (" << a[0] << ", " << a[1] << ", " << a[2] << ") mm * sin^" << 2. * o.breathingExponent
+                << "(pi phase), phase 0 = end-exhale; projected " << what.str() << " onto " << size[0] << " x "
+                << size[1] << " pixels of " << spacing[0] << " x " << spacing[1] << " mm x " << count
+                << " projections (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
+    }
+  }
+  else if (!o.emission)
   {
     auto source = cbct::PhantomProjectionSource<ImageType>::New();
     source->SetSize(imageSize);
@@ -336,6 +466,19 @@ Simulate(const Options & o)
   }
   else
     WriteImage("--output", projections.GetPointer(), o.output);
+  if (breathing)
+  {
+    try
+    {
+      cbct::PhaseSignal::Write(PhasesPath(o), phases); // atomic: appears only when complete
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      throw Error("--phases-output " + PhasesPath(o) + ": could not write the file (" + WithoutItkPrefix(e.GetDescription()) + ")");
+    }
+    if (o.verbose)
+      std::cout << "cbct-simulate: wrote the phase of each projection to " << PhasesPath(o) << std::endl;
+  }
   if (o.verbose)
   {
     std::cout << "cbct-simulate: wrote " << o.output << " (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
@@ -395,13 +538,37 @@ main(int argc, char ** argv)
                                  "mm for activity d mm from the detector");
   app.add_flag("--poisson", o.poisson, "Poisson noise: on the readings (with --i0), or counts drawn around the expected "
                                        "counts (with --emission)");
-  app.add_option("--seed", o.seed, "Seed of --poisson (the same seed gives the same readings or counts on any machine)")
+  app.add_option("--seed", o.seed, "Seed of --poisson and --breathing-irregularity (the same seed gives the same readings, counts or "
+                                 "cycles on any machine)")
     ->capture_default_str();
   app.add_option("--volume-dimension", o.volumeDimension, "With --emission: voxels of the grid the phantoms are voxelized "
                                                           "on, N or X,Y,Z (default: covering the detector)");
   app.add_option("--volume-spacing", o.volumeSpacing, "With --emission: voxel size of that grid (mm), s or X,Y,Z (default: "
                                                       "the smallest detector pixel)");
   app.add_option("--hardware", o.hardware, "With --emission: cpu or cuda (a CUDA build and device)")->capture_default_str();
+  app.add_flag("--breathing", o.breathing, "A breathing patient (4D CBCT): the --breathing-ellipsoids of the phantom "
+                                           "move by AMPLITUDE * sin^2n(pi phase) in each projection (phase 0 = end-exhale, "
+                                           "at rest; 0.5 = end-inhale), and the phase of each projection is written to "
+                                           "--phases-output (one value in [0, 1) per line, RTK's signal file)");
+  app.add_option("--breathing-cycles", o.breathingCycles, "With --breathing: breathing cycles during the scan")
+    ->capture_default_str();
+  app.add_option("--breathing-amplitude", o.breathingAmplitude, "With --breathing: displacement X,Y,Z at end-inhale (mm; "
+                                                                "y is cranio-caudal)")
+    ->capture_default_str();
+  app.add_option("--breathing-ellipsoids", o.breathingEllipsoids, "With --breathing: indices i,j,... of the moving "
+                                                                  "ellipsoids, from 0 in the phantom's order (default: all; "
+                                                                  "Shepp-Logan: 0 and 1 are the skull)");
+  app.add_option("--breathing-exponent", o.breathingExponent, "With --breathing: n of the waveform sin^2n (1: sinusoidal; "
+                                                              "2 or 3: longer at exhale, Lujan's model)")
+    ->capture_default_str();
+  app.add_option("--breathing-first-phase", o.breathingFirstPhase, "With --breathing: phase of the first projection, [0, 1)")
+    ->capture_default_str();
+  app.add_option("--breathing-irregularity", o.breathingIrregularity, "With --breathing: each cycle lasts (1 + r) times the "
+                                                                      "mean, r uniform in +-this fraction, drawn from --seed "
+                                                                      "(0: regular)")
+    ->capture_default_str();
+  app.add_option("--phases-output", o.phasesOutput, "With --breathing: the phases file (default: OUTPUT without its "
+                                                    "extension + _phases.txt)");
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and how long it takes");
   AddCommonOptions(app, o.threads);
   DescribeForSlicer("CBCT Simulate Projections", {
@@ -431,6 +598,14 @@ main(int argc, char ** argv)
     { "--seed", SlicerRange("Emission", "0", "4294967295", "1") },
     { "--volume-dimension", SlicerIn("Emission", "integer-vector") },
     { "--volume-spacing", SlicerIn("Emission", "double-vector") },
+    { "--breathing", SlicerIn("Breathing") },
+    { "--breathing-cycles", SlicerRange("Breathing", "0", "10000", "1") },
+    { "--breathing-amplitude", SlicerIn("Breathing", "double-vector") },
+    { "--breathing-ellipsoids", SlicerIn("Breathing", "integer-vector") },
+    { "--breathing-exponent", SlicerRange("Breathing", "0", "10", "0.5") },
+    { "--breathing-first-phase", SlicerRange("Breathing", "0", "1", "0.01") },
+    { "--breathing-irregularity", SlicerRange("Breathing", "0", "1", "0.05") },
+    { "--phases-output", SlicerIo("file", "output", "Breathing", ".txt") },
     { "--hardware", SlicerIn("Advanced", "string-enumeration", { "cpu", "cuda" }) },
     { "--verbose", SlicerIn("Advanced") },
   });

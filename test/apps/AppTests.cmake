@@ -42,6 +42,10 @@ set_tests_properties(apps.emission_end_to_end PROPERTIES TIMEOUT 300)
 add_test(NAME apps.tv_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/tv_end_to_end.sh ${cbct_bin} ${cbct_app_work}/tv_end_to_end)
 set_tests_properties(apps.tv_end_to_end PROPERTIES TIMEOUT 300)
+# 4D CBCT (issue 28): cbct-simulate --breathing (projections, geometry, the phases file beside).
+add_test(NAME apps.breathing_end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/breathing_end_to_end.sh ${cbct_bin} ${cbct_app_work}/breathing_end_to_end)
+set_tests_properties(apps.breathing_end_to_end PROPERTIES TIMEOUT 300)
 
 # Several processes through MPI (CPU): slabs equal to one process bit for bit, failures end the job.
 if(CBCT_USE_MPI AND MPIEXEC_EXECUTABLE)
@@ -300,6 +304,24 @@ cbct_bad_input_test(simulate_mu_output_without_phantom cbct-simulate "--mu-outpu
   -g out.xml -o out.mha --emission --mu-output mu2.mha)
 cbct_bad_input_test(simulate_seed cbct-simulate "--seed is -3. expected an integer from 0 to 4294967295"
   -g out.xml -o out.mha --emission --seed -3)
+cbct_bad_input_test(simulate_breathing_option_alone cbct-simulate "simulate a breathing patient: give --breathing"
+  -g out.xml -o out.mha --breathing-cycles 4)
+cbct_bad_input_test(simulate_breathing_ellipsoid cbct-simulate
+  "--breathing-ellipsoids is '4,10'. expected indices below the phantom's 10 ellipsoids"
+  -g out.xml -o out.mha --breathing --breathing-ellipsoids 4,10)
+cbct_bad_input_test(simulate_breathing_ellipsoid_text cbct-simulate "--breathing-ellipsoids is '4,x'. expected ellipsoid indices"
+  -g out.xml -o out.mha --breathing --breathing-ellipsoids 4,x)
+cbct_bad_input_test(simulate_breathing_first_phase cbct-simulate "--breathing-first-phase is 1. expected a phase in \\[0, 1\\)"
+  -g out.xml -o out.mha --breathing --breathing-first-phase 1)
+cbct_bad_input_test(simulate_breathing_cycles cbct-simulate "--breathing-cycles is 0. expected a number of breathing cycles"
+  -g out.xml -o out.mha --breathing --breathing-cycles 0)
+cbct_bad_input_test(simulate_breathing_amplitude cbct-simulate "--breathing-amplitude is '0,10'. expected X,Y,Z in mm"
+  -g out.xml -o out.mha --breathing --breathing-amplitude 0,10)
+cbct_bad_input_test(simulate_breathing_emission cbct-simulate "--breathing: simulates a breathing X-ray scan. --emission"
+  -g out.xml -o out.mha --breathing --emission)
+cbct_bad_input_test(simulate_phases_output_directory cbct-simulate
+  "--phases-output is 'nodir/p.txt'. expected a file in an existing directory"
+  -g out.xml -o out.mha --breathing --phases-output nodir/p.txt)
 cbct_bad_input_test(fdk_parallel cbct-fdk "FDK geometry is parallel beam \\(SourceToDetectorDistance 0\\). expected a cone-beam geometry"
   ${emission_inputs})
 cbct_bad_input_test(compare_missing_input cbct-compare "--input is 'missing.mha'. expected an existing image file"
