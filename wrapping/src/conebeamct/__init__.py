@@ -1194,7 +1194,7 @@ def admm_tv(
     """ADMM with total variation, as ``cbct-admmtv`` (RTK's rtkadmmtotalvariation parameters and
     defaults; the same bits on the CPU).
 
-    Minimises |A x - p|^2 + ``alpha`` TV(x): each iteration solves (A^T A + ``beta`` D^T D) x =
+    Minimises ``|A x - p|^2 + alpha TV(x)``: each iteration solves (A^T A + ``beta`` D^T D) x =
     A^T p + ``beta`` D^T (g + d) by ``cg_iterations`` conjugate gradient steps (D the gradient),
     soft-thresholds g = D x - d by alpha / (2 beta) and updates d.
 

@@ -206,7 +206,7 @@ def cgls(
 ) -> Volume:
     """CGLS, least squares by conjugate gradients on the normal equations, as ``cbct-cgls`` (the same
     bits on the CPU). It needs the exact adjoint: no backprojector choice. ``info`` also has
-    ``initial_residual_norm`` |p - A x0| and ``residual_norms`` |p - A x| after each iteration.
+    ``initial_residual_norm`` ``|p - A x0|`` and ``residual_norms`` ``|p - A x|`` after each iteration.
 
     Parameters
     ----------
