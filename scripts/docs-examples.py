@@ -135,10 +135,15 @@ def pages(arguments):
 
 
 def install_prefix(build, scratch):
+    # The library, its headers and its CMake package only (not the apps): the directories' own
+    # install scripts, without their subdirectories'.
     prefix = os.path.join(scratch, "prefix")
     if not os.path.isdir(prefix):
-        subprocess.run(["cmake", "--install", build, "--prefix", prefix], check=True,
-                       stdout=subprocess.DEVNULL)
+        for directory in ("", "src", os.path.join("src", "mpi")):
+            script = os.path.join(build, directory, "cmake_install.cmake")
+            if os.path.isfile(script):
+                subprocess.run(["cmake", f"-DCMAKE_INSTALL_PREFIX={prefix}", "-DCMAKE_INSTALL_LOCAL_ONLY=ON",
+                                "-P", script], check=True, stdout=subprocess.DEVNULL)
     return prefix
 
 
@@ -161,9 +166,11 @@ def run_page(page, blocks, images, build, scratch, update_images, keep):
         env["CMAKE_PREFIX_PATH"] = install_prefix(build, scratch)
     namespace = {"__name__": "__main__"}
     failures = 0
+    counts = {"passed": 0, "skipped": 0}
     for block in blocks:
         if block.skip is not None:
             print(f"   skip {block.where()} ({block.lang}): {block.skip}")
+            counts["skipped"] += 1
             continue
         first = block.text.split("\n", 1)[0]
         named = FILE_LINE.match(first)
@@ -185,6 +192,7 @@ def run_page(page, blocks, images, build, scratch, update_images, keep):
         ok, output = (run_shell if block.lang in SHELLS else run_python)(block, work, env, namespace)
         status = "ok  " if ok else "FAIL"
         print(f"   {status} {block.where()} ({block.lang}, {time.monotonic() - start:.1f} s)")
+        counts["passed"] += ok
         if not ok:
             failures += 1
             print("     | " + "\n     | ".join(output.rstrip().split("\n")[-40:]))
@@ -202,7 +210,7 @@ def run_page(page, blocks, images, build, scratch, update_images, keep):
         shutil.rmtree(work, ignore_errors=True)
     elif failures:
         print(f"   (the page's directory is kept: {work})")
-    return failures
+    return failures, counts["passed"], counts["skipped"]
 
 
 def run_shell(block, work, env, namespace):
@@ -256,7 +264,7 @@ def main():
     os.makedirs(bindir)
     os.symlink(sys.executable, os.path.join(bindir, "python3"))
     os.symlink(sys.executable, os.path.join(bindir, "python"))
-    failures = ran = 0
+    failures = ran = passed = skipped = 0
     start = time.monotonic()
     try:
         for page in pages(args.pages):
@@ -269,18 +277,22 @@ def main():
                 for b in blocks:
                     what = "skip: " + b.skip if b.skip is not None else (
                         "file" if FILE_LINE.match(b.text.split("\n", 1)[0]) else
-                        "run" if b.lang in SHELLS | {"python"} else "listing")
+                        "run" if b.lang in SHELLS | {"python"} else
+                        "error: needs a file line or a skip marker" if b.lang in ("cpp", "c++", "cxx", "c", "cmake")
+                        else "listing")
                     print(f"   {b.where()} {b.lang or '(none)'}: {what}")
                 continue
             page_start = time.monotonic()
-            failures += run_page(page, blocks, images, build, scratch, args.update_images, args.keep)
+            f, p, s = run_page(page, blocks, images, build, scratch, args.update_images, args.keep)
+            failures, passed, skipped = failures + f, passed + p, skipped + s
             ran += 1
             print(f"   ({time.monotonic() - page_start:.1f} s)")
     finally:
         if not args.keep and failures == 0:
             shutil.rmtree(scratch, ignore_errors=True)
     if not args.list:
-        print(f"docs-examples: {ran} pages, {failures} failed, {time.monotonic() - start:.0f} s")
+        print(f"docs-examples: {ran} pages in {time.monotonic() - start:.0f} s")
+        print(f"docs-examples: {passed} passed, {failures} failed, {skipped} skipped")
     return 1 if failures else 0
 
 

@@ -4,7 +4,8 @@
 # then builds the C++ code again with AddressSanitizer and UndefinedBehaviorSanitizer in
 # build-sanitize/, runs its tests (but the longest numerical ones) and fuzzes the file readers for 40 s
 # each from a fixed seed (scripts/sanitize.sh, scripts/fuzz.sh; CBCT_FUZZ_SECONDS sets the time).
-# CBCT_TEST_WHEEL=0 and CBCT_SANITIZE=0 skip those two parts. A whole pass took 32 min on a 2-core
+# Between ctest and the wheel: the documentation site and its code blocks (scripts/docs.sh --examples).
+# CBCT_TEST_WHEEL=0, CBCT_DOCS=0 and CBCT_SANITIZE=0 skip those parts. A whole pass took 32 min on a 2-core
 # machine from empty build directories without ccache (2026-11-26: build 7, ctest 6, wheel 2,
 # sanitized build 10, sanitized tests 5, fuzzing 7). Exits non-zero when anything fails. Runs from any directory.
 set -euo pipefail
@@ -15,6 +16,12 @@ cbct_configure
 cbct_build
 cbct_log "ctest"
 (cd "$CBCT_BUILD" && ctest --output-on-failure -j2)
+
+# The documentation (docs/, scripts/docs.sh): the Sphinx site with warnings as errors, then every code
+# block of README.md and docs/ run against build/ (scripts/docs-examples.py). CBCT_DOCS=0 skips it.
+if [ "${CBCT_DOCS:-1}" = 1 ]; then
+  CBCT_DOCS_BUILD=0 bash "$CBCT_ROOT/scripts/docs.sh" --examples
+fi
 
 # The wheel that installs without ITK (scripts/wheel.sh: pip wheel + auditwheel repair), installed into
 # a fresh venv and tested there (no build tree on its path; CBCT_BIN_DIR only points the tests that
