@@ -30,7 +30,7 @@ if [ "${CBCT_TEST_WHEEL:-1}" = 1 ]; then
   cbct_log "wheel"
   CBCT_BIN_DIR="$CBCT_BUILD/bin" bash "$CBCT_ROOT/scripts/wheel.sh" --test
 fi
-# The sanitized build, its tests and the fuzzers (see README, "Fuzzed and sanitized").
+# The sanitized build, its tests and the fuzzers (docs/dev/testing.md, "Fuzzed and sanitized").
 if [ "${CBCT_SANITIZE:-1}" = 1 ]; then
   bash "$CBCT_ROOT/scripts/sanitize.sh"
 fi

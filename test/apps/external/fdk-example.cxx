@@ -1,4 +1,4 @@
-// Reader -> FDK -> writer: a cone-beam reconstruction as an ITK pipeline (the README's example).
+// Reader -> FDK -> writer: a cone-beam reconstruction as an ITK pipeline (docs/guide/cpp.md's example).
 #include "cbctConstantImageSource.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileReader.h"
