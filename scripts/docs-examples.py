@@ -176,6 +176,11 @@ def run_page(page, blocks, images, build, scratch, update_images, keep):
         named = FILE_LINE.match(first)
         if named:
             target = os.path.join(work, named.group(1))
+            if not os.path.realpath(target).startswith(os.path.realpath(work) + os.sep):
+                print(f"   FAIL {block.where()}: file {named.group(1)} would be written outside the page's "
+                      "directory (build/, scripts/, include/ ... there are the repository's)")
+                failures += 1
+                break
             os.makedirs(os.path.dirname(target), exist_ok=True)
             with open(target, "w", encoding="utf-8") as f:
                 f.write(block.text)
@@ -270,8 +275,9 @@ def main():
         for page in pages(args.pages):
             images = []
             blocks = parse(page, images)
-            if not blocks and not images:
-                continue
+            if not images and not any(b.skip is not None or b.lang in SHELLS | {"python"} or
+                                      FILE_LINE.match(b.text.split("\n", 1)[0]) for b in blocks):
+                continue  # listings only
             print(f"== {os.path.relpath(page, ROOT)}")
             if args.list:
                 for b in blocks:
