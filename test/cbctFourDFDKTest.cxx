@@ -1,0 +1,315 @@
+// 4D FDK on the CPU: frame selection and angular weights (FourDGating), the moving sphere placed at
+// each frame's phase while 3D FDK puts it at the mean, clustered projections weighted right, one
+// frame equal to 3D FDK, and bad input refused.
+#include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctFourDFDKConeBeamReconstructionFilter.h"
+#include "cbctFourDFDKTestData.h"
+#include "cbctPhaseSignal.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+using namespace cbct;
+using namespace cbct::test;
+
+namespace
+{
+constexpr double Pi = 3.14159265358979323846;
+using FourDImageType = itk::Image<float, 4>;
+using FourDFDK = FourDFDKConeBeamReconstructionFilter<ImageType, FourDImageType>;
+
+const FourDScan &
+Scan()
+{
+  static const FourDScan scan = MakeFourDScan();
+  return scan;
+}
+
+FourDImageType::Pointer
+ReconstructFourD(const FourDScan & scan, unsigned int frames, double window = 0.,
+                 FourDGating::WindowShape shape = FourDGating::WindowShape::Rectangular)
+{
+  auto zero = ZeroVolume(48, 1.5);
+  auto fdk = FourDFDK::New();
+  fdk->SetInput(0, zero->GetOutput());
+  fdk->SetProjections(scan.projections);
+  fdk->SetGeometry(scan.geometry);
+  fdk->SetPhases(scan.phases);
+  fdk->SetNumberOfFrames(frames);
+  fdk->SetGatingWindow(window);
+  fdk->SetWindowShape(shape);
+  fdk->Update();
+  return fdk->GetOutput();
+}
+
+template <typename F>
+std::string
+MessageOf(F && f)
+{
+  try
+  {
+    f();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    return e.GetDescription();
+  }
+  return "";
+}
+
+double
+Sum(const std::vector<double> & v)
+{
+  return std::accumulate(v.begin(), v.end(), 0.);
+}
+} // namespace
+
+TEST(FourDGating, WholeRegularScanGetsTheGeometrysGaps)
+{
+  for (double arc : { 360., 200. })
+  {
+    auto geometry = CircularGeometry(90, arc);
+    std::vector<unsigned int> all(90);
+    std::iota(all.begin(), all.end(), 0u);
+    const auto shares = FourDGating::AngularShares(geometry, all);
+    const auto gaps = geometry->GetAngularGaps();
+    for (unsigned int k = 0; k < 90; ++k)
+      EXPECT_NEAR(shares[k], gaps[k], 1e-12) << "arc " << arc << ", projection " << k;
+  }
+}
+
+TEST(FourDGating, ClusteredProjectionsShareTheirFrameAngle)
+{
+  // 360 projections at 1 degree; a frame of 4 clusters of 5 projections each, 90 degrees apart.
+  auto geometry = CircularGeometry(360);
+  std::vector<unsigned int> subset;
+  for (unsigned int c = 0; c < 4; ++c)
+    for (unsigned int i = 0; i < 5; ++i)
+      subset.push_back(90 * c + 10 + i);
+  const auto shares = FourDGating::AngularShares(geometry, subset);
+  EXPECT_NEAR(Sum(shares), 2. * Pi, 1e-9);
+  const double degree = Pi / 180.;
+  // Inside a cluster: 1 degree. At a cluster's end: half a degree + half the 86-degree gap.
+  EXPECT_NEAR(shares[2], 1. * degree, 1e-9);
+  EXPECT_NEAR(shares[4], (0.5 + 43.) * degree, 1e-9);
+  EXPECT_NEAR(shares[5], (43. + 0.5) * degree, 1e-9);
+  // The geometry's own gaps would cap the 86-degree gap at the median step: far too little.
+  auto sub = FourDGating::SubGeometry(geometry, subset);
+  EXPECT_LT(Sum(sub->GetAngularGaps()), 0.1 * 2. * Pi);
+}
+
+TEST(FourDGating, ShortScanEdgesReachHalfAStepPastTheArc)
+{
+  auto geometry = CircularGeometry(100, 200.); // 2-degree steps over [0, 198]
+  const std::vector<unsigned int> subset{ 0, 50, 99 };
+  const auto shares = FourDGating::AngularShares(geometry, subset);
+  const double degree = Pi / 180.;
+  EXPECT_NEAR(shares[0], (1. + 50.) * degree, 1e-9);
+  EXPECT_NEAR(shares[1], (50. + 49.) * degree, 1e-9);
+  EXPECT_NEAR(shares[2], (49. + 1.) * degree, 1e-9);
+}
+
+TEST(FourDGating, NearestFrameUsesEachProjectionOnce)
+{
+  const auto & scan = Scan();
+  const auto frames = FourDGating::SelectFrames(scan.geometry, scan.phases, 4);
+  ASSERT_EQ(frames.size(), 4u);
+  std::vector<int> uses(scan.phases.size(), 0);
+  for (unsigned int f = 0; f < 4; ++f)
+  {
+    EXPECT_EQ(frames[f].projections.size(), 60u) << "frame " << f;
+    EXPECT_NEAR(Sum(frames[f].weights), 2. * Pi, 1e-9) << "frame " << f;
+    for (unsigned int k : frames[f].projections)
+    {
+      ++uses[k];
+      EXPECT_EQ(PhaseSignal::NearestFrame(scan.phases[k], 4), f);
+    }
+  }
+  for (int u : uses)
+    EXPECT_EQ(u, 1);
+}
+
+TEST(FourDGating, WiderAndTriangularWindows)
+{
+  const auto & scan = Scan();
+  // Rectangular, half the cycle: every projection in two frames, but those at a frame's centre (phases
+  // k/40, 24 of them at multiples of 1/4), which lie on both neighbours' window edges, in three.
+  const auto wide = FourDGating::SelectFrames(scan.geometry, scan.phases, 4, 0.5);
+  std::size_t total = 0;
+  for (const auto & frame : wide)
+  {
+    total += frame.projections.size();
+    EXPECT_NEAR(Sum(frame.weights), 2. * Pi, 1e-9);
+  }
+  EXPECT_EQ(total, 2 * scan.phases.size() + 24);
+  // Triangular, default width 2/N: weights fall with the distance to the frame's phase.
+  const auto tri = FourDGating::SelectFrames(scan.geometry, scan.phases, 4, 0., FourDGating::WindowShape::Triangular);
+  const auto & frame = tri[0];
+  const auto shares = FourDGating::AngularShares(scan.geometry, frame.projections);
+  EXPECT_NEAR(Sum(frame.weights), 2. * Pi, 1e-9);
+  double nearRatio = 0., farRatio = 0.;
+  for (std::size_t i = 0; i < frame.projections.size(); ++i)
+  {
+    const double d = PhaseSignal::CyclicDistance(scan.phases[frame.projections[i]], 0.);
+    ASSERT_LT(d, 0.25);
+    const double ratio = frame.weights[i] / shares[i];
+    if (d < 0.01)
+      nearRatio = ratio;
+    if (d > 0.2)
+      farRatio = ratio;
+  }
+  ASSERT_GT(nearRatio, 0.);
+  ASSERT_GT(farRatio, 0.);
+  EXPECT_GT(nearRatio, 3. * farRatio);
+  EXPECT_EQ(FourDGating::ParseWindowShape("triangular"), FourDGating::WindowShape::Triangular);
+  EXPECT_NE(MessageOf([] { FourDGating::ParseWindowShape("gaussian"); }).find("rectangular or triangular"), std::string::npos);
+}
+
+TEST(FourDGating, BadSignalsAndEmptyFramesAreRefused)
+{
+  const auto & scan = Scan();
+  auto phases = scan.phases;
+  phases.pop_back();
+  EXPECT_NE(MessageOf([&] { FourDGating::SelectFrames(scan.geometry, phases, 4); }).find("240"), std::string::npos);
+  phases = scan.phases;
+  phases[7] = std::nan("");
+  EXPECT_NE(MessageOf([&] { FourDGating::SelectFrames(scan.geometry, phases, 4); }), "");
+  phases[7] = 1.;
+  EXPECT_NE(MessageOf([&] { FourDGating::SelectFrames(scan.geometry, phases, 4); }), "");
+  phases[7] = -0.1;
+  EXPECT_NE(MessageOf([&] { FourDGating::SelectFrames(scan.geometry, phases, 4); }), "");
+  EXPECT_NE(MessageOf([&] { FourDGating::SelectFrames(scan.geometry, scan.phases, 0); }).find("number of frames"), std::string::npos);
+  EXPECT_NE(MessageOf([&] { FourDGating::SelectFrames(scan.geometry, scan.phases, 4, 1.5); }).find("gating window"), std::string::npos);
+  // All phases near 0: frame 2 (phase 0.5) gets nothing.
+  std::vector<double> still(scan.phases.size(), 0.01);
+  const std::string empty = MessageOf([&] { FourDGating::SelectFrames(scan.geometry, still, 4); });
+  EXPECT_NE(empty.find("frame 1 of 4"), std::string::npos) << empty;
+  EXPECT_NE(empty.find("without projections"), std::string::npos) << empty;
+}
+
+TEST(FourDFDK, FramesPlaceTheMovingSphereAtTheirPhase)
+{
+  const auto & scan = Scan();
+  const auto fourD = ReconstructFourD(scan, 4);
+  const auto & region = fourD->GetLargestPossibleRegion();
+  ASSERT_EQ(region.GetSize(3), 4u);
+  EXPECT_EQ(region.GetSize(0), 48u);
+  EXPECT_DOUBLE_EQ(fourD->GetSpacing()[3], 1.);
+  EXPECT_DOUBLE_EQ(fourD->GetSpacing()[0], 1.5);
+  std::vector<double> ys;
+  for (unsigned int f = 0; f < 4; ++f)
+  {
+    const auto c = MovingCentroid(fourD.GetPointer(), f);
+    const double truth = FourDDisplacement(f / 4.);
+    std::cout << "frame " << f << ": centroid y " << c[1] << " mm, truth " << truth << std::endl;
+    EXPECT_NEAR(c[1], truth, 1.5) << "frame " << f;
+    EXPECT_NEAR(c[0], 0., 1.) << "frame " << f;
+    EXPECT_NEAR(c[2], 0., 1.) << "frame " << f;
+    ys.push_back(c[1]);
+  }
+  EXPECT_GT(ys[2] - ys[0], 7.);
+
+  // 3D FDK of all projections: the sphere at its mean position (5 mm), smeared.
+  auto zero = ZeroVolume(48, 1.5);
+  auto fdk = FDKConeBeamReconstructionFilter<ImageType>::New();
+  fdk->SetInput(0, zero->GetOutput());
+  fdk->SetProjections(scan.projections);
+  fdk->SetGeometry(scan.geometry);
+  fdk->Update();
+  auto threeD = FourDImageType::New();
+  FourDImageType::RegionType r3 = region;
+  r3.SetSize(3, 1);
+  threeD->SetRegions(r3);
+  threeD->SetSpacing(fourD->GetSpacing());
+  threeD->SetOrigin(fourD->GetOrigin());
+  threeD->Allocate();
+  std::memcpy(threeD->GetBufferPointer(), fdk->GetOutput()->GetBufferPointer(), r3.GetNumberOfPixels() * sizeof(float));
+  const auto mean = MovingCentroid(threeD.GetPointer(), 0);
+  std::cout << "3D FDK: centroid y " << mean[1] << " mm" << std::endl;
+  EXPECT_NEAR(mean[1], 5., 1.5);
+}
+
+TEST(FourDFDK, ClusteredFramesKeepTheDensity)
+{
+  // The static sphere (density 0.5, at x = -18 mm) is the same in every frame: with the frame's own
+  // angular shares each frame gets its density; the geometry's capped gaps would give about a tenth.
+  // 15 cycles: clusters of 4 projections 24 degrees apart (with 6 cycles, 60 degrees apart, the
+  // moving sphere's streaks cross the static one).
+  static const FourDScan scan = MakeFourDScan(240, 15.);
+  const auto fourD = ReconstructFourD(scan, 4);
+  const auto & region = fourD->GetLargestPossibleRegion();
+  const std::size_t n = region.GetSize(0), voxels = n * n * n;
+  for (unsigned int f = 0; f < 4; ++f)
+  {
+    // Mean over the sphere's central 3x3x3 voxels: x = -18 mm is voxel 23.5 - 12 = 11.5.
+    double sum = 0.;
+    for (int z = 22; z <= 24; ++z)
+      for (int y = 22; y <= 24; ++y)
+        for (int x = 10; x <= 12; ++x)
+          sum += fourD->GetBufferPointer()[f * voxels + (z * n + y) * n + x];
+    std::cout << "frame " << f << ": static sphere " << sum / 27. << std::endl;
+    EXPECT_NEAR(sum / 27., 0.5, 0.05) << "frame " << f;
+  }
+}
+
+TEST(FourDFDK, OneFrameEqualsThreeDFDK)
+{
+  const auto & scan = Scan();
+  const auto fourD = ReconstructFourD(scan, 1);
+  auto zero = ZeroVolume(48, 1.5);
+  auto fdk = FDKConeBeamReconstructionFilter<ImageType>::New();
+  fdk->SetInput(0, zero->GetOutput());
+  fdk->SetProjections(scan.projections);
+  fdk->SetGeometry(scan.geometry);
+  fdk->Update();
+  const float * a = fourD->GetBufferPointer();
+  const float * b = fdk->GetOutput()->GetBufferPointer();
+  const std::size_t voxels = fdk->GetOutput()->GetLargestPossibleRegion().GetNumberOfPixels();
+  double d2 = 0., n2 = 0.;
+  for (std::size_t i = 0; i < voxels; ++i)
+  {
+    d2 += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
+    n2 += static_cast<double>(b[i]) * b[i];
+  }
+  ASSERT_GT(n2, 0.);
+  EXPECT_LT(std::sqrt(d2 / n2), 1e-5);
+}
+
+TEST(FourDFDK, WindowsChangeTheFrames)
+{
+  // A triangular window shares projections between frames: still placed within the tolerance, but
+  // not the nearest-frame result.
+  const auto & scan = Scan();
+  const auto nearest = ReconstructFourD(scan, 4);
+  const auto tri = ReconstructFourD(scan, 4, 0., FourDGating::WindowShape::Triangular);
+  for (unsigned int f = 0; f < 4; ++f)
+  {
+    const auto c = MovingCentroid(tri.GetPointer(), f);
+    EXPECT_NEAR(c[1], FourDDisplacement(f / 4.), 2.) << "frame " << f;
+  }
+  double differ = 0.;
+  for (std::size_t i = 0; i < nearest->GetLargestPossibleRegion().GetNumberOfPixels(); ++i)
+    differ = std::max(differ, static_cast<double>(std::abs(nearest->GetBufferPointer()[i] - tri->GetBufferPointer()[i])));
+  EXPECT_GT(differ, 0.05);
+}
+
+TEST(FourDFDK, BadInputIsRefused)
+{
+  const auto & scan = Scan();
+  auto zero = ZeroVolume(48, 1.5);
+  auto fdk = FourDFDK::New();
+  fdk->SetInput(0, zero->GetOutput());
+  fdk->SetProjections(scan.projections);
+  fdk->SetNumberOfFrames(4);
+  EXPECT_NE(MessageOf([&] { fdk->Update(); }).find("geometry"), std::string::npos);
+  fdk->SetGeometry(scan.geometry);
+  EXPECT_NE(MessageOf([&] { fdk->Update(); }), ""); // no phases
+  auto phases = scan.phases;
+  phases[3] = std::nan("");
+  fdk->SetPhases(phases);
+  EXPECT_NE(MessageOf([&] { fdk->Update(); }), "");
+  fdk->SetPhases(scan.phases);
+  fdk->SetGeometry(CircularGeometry(100));
+  EXPECT_NE(MessageOf([&] { fdk->Update(); }).find("number of projection images"), std::string::npos);
+}
