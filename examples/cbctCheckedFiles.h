@@ -20,6 +20,7 @@
 #include "cbctAtomicOutput.h"
 #include "cbctCanonicalGrid.h"
 #include "cbctImageFileContents.h"
+#include "cbctProvenance.h"
 
 #include <itkImageRegionIterator.h>
 #include <itkMetaDataObject.h>
@@ -428,6 +429,16 @@ WriteImage(const std::string & option, const TImage * image, const std::string &
     auto writer = itk::ImageFileWriter<TImage>::New();
     writer->SetFileName(temporary);
     writer->SetInput(image);
+    if (!Provenance().empty()) // the app's provenance entries beside the image's own (cbctProvenance.h)
+    {
+      itk::ImageIOBase::Pointer io = itk::ImageIOFactory::CreateImageIO(temporary.c_str(), itk::IOFileModeEnum::WriteMode);
+      if (io.IsNotNull())
+      {
+        io->SetMetaDataDictionary(WithProvenance(image->GetMetaDataDictionary()));
+        writer->SetImageIO(io);
+        writer->SetUseInputMetaDataDictionary(false);
+      }
+    }
     writer->Update();
     cbct::ImageFileContents::Inspect(temporary).CheckComplete();
   });

@@ -671,6 +671,27 @@ MakeIterativeFilter(const IterativeOptions & o, IterativeMethod method, std::fun
   return filter;
 }
 
+/** The method's name for the output's provenance: SART, OS-SART or SIRT, CGLS, MLEM or OSEM, ASD-POCS,
+ * ADMM-TV. */
+inline std::string
+IterativeMethodName(IterativeMethod method, long long projectionsPerSubset)
+{
+  switch (method)
+  {
+    case IterativeMethod::SART:
+      return projectionsPerSubset == 1 ? "SART" : projectionsPerSubset == 0 ? "SIRT" : "OS-SART";
+    case IterativeMethod::CGLS:
+      return "CGLS";
+    case IterativeMethod::OSEM:
+      return projectionsPerSubset == 0 ? "MLEM" : "OSEM";
+    case IterativeMethod::ASDPOCS:
+      return "ASD-POCS";
+    case IterativeMethod::ADMMTV:
+      return "ADMM-TV";
+  }
+  return "iterative";
+}
+
 /** Reads the inputs, runs the method's filter with a progress bar and per-iteration lines under
  * --verbose, writes the volume. */
 inline int
@@ -681,6 +702,7 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   Stopwatch total;
   Stopwatch clock;
   auto geometry = ReadGeometry(o);
+  SetProvenance("ConeBeamCT_Geometry", DescribeGeometryForProvenance(geometry, o.scan.empty() ? o.geometry : o.scan));
   const unsigned int count = geometry->GetNumberOfProjections();
   if (o.verbose)
     std::cout << name << ": hardware: "
@@ -826,6 +848,7 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
       Bad("--fp", Quoted(o.fp), "joseph under mpirun (the ray caster's samples depend on where a ray enters the "
                                 "volume, so the ranks' slabs do not add up to the whole volume's projection)");
     auto geometry = ReadGeometry(o);
+    SetProvenance("ConeBeamCT_Geometry", DescribeGeometryForProvenance(geometry, o.scan.empty() ? o.geometry : o.scan));
     const unsigned int count = geometry->GetNumberOfProjections();
     if (method != IterativeMethod::CGLS && o.projectionsPerSubset > static_cast<long long>(count))
       Bad("--nprojpersubset", o.projectionsPerSubset,
@@ -910,6 +933,7 @@ ReconstructIterativeSlab(IterativeOptions & o, IterativeMethod method, const std
   view->CopyInformation(whole);
   view->SetBufferedRegion(slab);
   view->SetPixelContainer(filter->GetOutput()->GetPixelContainer());
+  view->SetMetaDataDictionary(WithProvenance(view->GetMetaDataDictionary())); // as WriteImage() in one process
   try
   {
     cbct::MPISlabWriter::Write(view, o.output, MPI_COMM_WORLD);
@@ -936,6 +960,9 @@ IterativeMain(int argc, char ** argv, IterativeMethod method, const std::string 
   CLI::App app{ description, name };
   AddIterativeOptions(app, o, method, title);
   return Run(app, argc, argv, [&] {
+    SetProvenance("ConeBeamCT_App", name + " (ConeBeamCT " CBCT_VERSION ")");
+    SetProvenance("ConeBeamCT_Method", IterativeMethodName(method, o.projectionsPerSubset));
+    SetProvenance("ConeBeamCT_Options", DescribeOptions(app));
 #if CBCT_USE_MPI
     if (ranks.Distributed())
       return ReconstructIterativeSlab(o, method, name, ranks);

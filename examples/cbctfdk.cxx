@@ -184,6 +184,7 @@ Reconstruct(Options & o)
   Stopwatch total;
   Stopwatch clock;
   auto geometry = ReadGeometry(o);
+  SetProvenance("ConeBeamCT_Geometry", DescribeGeometryForProvenance(geometry, o.scan.empty() ? o.geometry : o.scan));
   const double geometrySeconds = clock.Seconds();
   if (o.verbose)
     std::cout << "cbct-fdk: read geometry " << (o.scan.empty() ? o.geometry : "of --scan " + o.scan) << ": " << geometry->GetNumberOfProjections()
@@ -315,6 +316,7 @@ ReconstructSlab(Options & o, const AppRanks & ranks)
   Stopwatch total;
   const int status = ranks.Collectively([&] {
     auto geometry = ReadGeometry(o);
+    SetProvenance("ConeBeamCT_Geometry", DescribeGeometryForProvenance(geometry, o.scan.empty() ? o.geometry : o.scan));
     std::vector<std::string> files;
     PreprocessingImage::Pointer raw; // the files' stack; `information`, once preprocessed
     auto information = PreprocessedStackInformation<TImage>(o, files, raw);
@@ -381,6 +383,7 @@ ReconstructSlab(Options & o, const AppRanks & ranks)
   Stopwatch clock;
   try
   {
+    volume->SetMetaDataDictionary(WithProvenance(volume->GetMetaDataDictionary())); // as WriteImage() in one process
     cbct::MPISlabWriter::Write(volume, o.output, MPI_COMM_WORLD);
   }
   catch (const itk::ExceptionObject & e)
@@ -521,5 +524,10 @@ main(int argc, char ** argv)
     { "--verbose", SlicerIn("Advanced") },
   });
   DescribeForSlicer("CBCT FDK Reconstruction", slicer);
-  return Run(app, argc, argv, [&] { return Fdk(o, ranks); });
+  return Run(app, argc, argv, [&] {
+    SetProvenance("ConeBeamCT_App", "cbct-fdk (ConeBeamCT " CBCT_VERSION ")");
+    SetProvenance("ConeBeamCT_Method", "FDK");
+    SetProvenance("ConeBeamCT_Options", DescribeOptions(app));
+    return Fdk(o, ranks);
+  });
 }

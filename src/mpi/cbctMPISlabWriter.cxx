@@ -73,6 +73,7 @@ protected:
     output->SetSpacing(m_Slab->GetSpacing());
     output->SetOrigin(m_Slab->GetOrigin());
     output->SetDirection(m_Slab->GetDirection());
+    output->SetMetaDataDictionary(m_Slab->GetMetaDataDictionary()); // the header's entries (an app's provenance)
   }
 
   void

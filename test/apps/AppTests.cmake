@@ -42,10 +42,18 @@ set_tests_properties(apps.emission_end_to_end PROPERTIES TIMEOUT 300)
 add_test(NAME apps.tv_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/tv_end_to_end.sh ${cbct_bin} ${cbct_app_work}/tv_end_to_end)
 set_tests_properties(apps.tv_end_to_end PROPERTIES TIMEOUT 300)
+# cbct-compare --report DIR (issue 30): the page, its embedded PNG, metrics and provenance; bad DIRs refused.
+add_test(NAME apps.compare_report
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/compare_report.sh ${cbct_bin} ${cbct_app_work}/compare_report)
+set_tests_properties(apps.compare_report PROPERTIES TIMEOUT 120)
 # 4D CBCT (issue 28): cbct-simulate --breathing (projections, geometry, the phases file beside).
 add_test(NAME apps.breathing_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/breathing_end_to_end.sh ${cbct_bin} ${cbct_app_work}/breathing_end_to_end)
 set_tests_properties(apps.breathing_end_to_end PROPERTIES TIMEOUT 300)
+# cbct-fourdfdk (issue 28): a breathing scan to a 4D .mha and one file per frame; bad phase files refused.
+add_test(NAME apps.fourdfdk_end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/fourdfdk_end_to_end.sh ${cbct_bin} ${cbct_app_work}/fourdfdk_end_to_end)
+set_tests_properties(apps.fourdfdk_end_to_end PROPERTIES TIMEOUT 300)
 
 # Several processes through MPI (CPU): slabs equal to one process bit for bit, failures end the job.
 if(CBCT_USE_MPI AND MPIEXEC_EXECUTABLE)
@@ -517,6 +525,16 @@ if(TARGET cbct-view AND Python3_Interpreter_FOUND)
   else()
     message(STATUS "No xvfb-run and no DISPLAY: apps.cbct-view.screenshot is not added (apt-get install xvfb)")
   endif()
+endif()
+
+# The default window shows soft tissue: the ventricles of a small Shepp-Logan FDK stand out from the
+# brain in the pixels of cbct-slices' picture and (with VTK, under xvfb-run or a DISPLAY) cbct-view's
+# screenshot, and not in the old full-range window; labels are drawn; the window keys work.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME apps.view_contrast
+    COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/view_contrast.py ${cbct_bin} ${cbct_app_work}/view_contrast
+            "${CBCT_XVFB_RUN}")
+  set_tests_properties(apps.view_contrast PROPERTIES TIMEOUT 120)
 endif()
 
 # cbct-import: a scanner's scan (an Elekta XVI folder written by cbctWriteScan from simulated line
