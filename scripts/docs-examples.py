@@ -19,7 +19,7 @@ convention; in short:
   the page ran); with --update-images it is copied to docs/DOCS_PATH, the picture the page shows.
 - Blocks in other languages (none, text, console, xml, json, ini, ...) are listings and not run.
 
-Usage: docs-examples.py [--build DIR] [--update-images] [--list] [--keep] [PAGE.md ...]
+Usage: docs-examples.py [--build DIR] [--update-images] [--list] [--keep] [--docs DIR] [PAGE.md ...]
 Exits non-zero when a block fails, naming the page, the line and the block's output.
 """
 
@@ -38,6 +38,7 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, "docs")
 SHELLS = {"bash", "sh", "shell"}
+COMPILED = {"cpp", "c++", "cxx", "c", "cmake"}  # must be file blocks (or skipped)
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 MARKER = re.compile(r"<!--\s*docs-examples:\s*(\w+)\s*(.*?)\s*-->")
 FILE_LINE = re.compile(r"^\s*(?://|#)\s*file:\s*(\S+)\s*$")
@@ -186,7 +187,7 @@ def run_page(page, blocks, images, build, scratch, update_images, keep):
                 f.write(block.text)
             print(f"   file {block.where()}: {named.group(1)}")
             continue
-        if block.lang in ("cpp", "c++", "cxx", "c", "cmake"):
+        if block.lang in COMPILED:
             print(f"   FAIL {block.where()}: a {block.lang} block must name its file on its first line "
                   f"('// file: NAME' or '# file: NAME') or carry a skip marker")
             failures += 1
@@ -255,7 +256,11 @@ def main():
                         help="copy the pictures the pages make to docs/ (see the image marker)")
     parser.add_argument("--list", action="store_true", help="list the blocks and what would be done")
     parser.add_argument("--keep", action="store_true", help="keep every page's directory")
+    parser.add_argument("--docs", help="the documentation folder (default: docs/ of this repository)")
     args = parser.parse_args()
+    if args.docs:
+        global DOCS
+        DOCS = os.path.abspath(args.docs)
     build = os.path.abspath(args.build)
     if not args.list:
         missing = [p for p in ("bin/cbct-fdk", "python/conebeamct/__init__.py")
@@ -275,7 +280,7 @@ def main():
         for page in pages(args.pages):
             images = []
             blocks = parse(page, images)
-            if not images and not any(b.skip is not None or b.lang in SHELLS | {"python"} or
+            if not images and not any(b.skip is not None or b.lang in SHELLS | COMPILED | {"python"} or
                                       FILE_LINE.match(b.text.split("\n", 1)[0]) for b in blocks):
                 continue  # listings only
             print(f"== {os.path.relpath(page, ROOT)}")
@@ -284,7 +289,7 @@ def main():
                     what = "skip: " + b.skip if b.skip is not None else (
                         "file" if FILE_LINE.match(b.text.split("\n", 1)[0]) else
                         "run" if b.lang in SHELLS | {"python"} else
-                        "error: needs a file line or a skip marker" if b.lang in ("cpp", "c++", "cxx", "c", "cmake")
+                        "error: needs a file line or a skip marker" if b.lang in COMPILED
                         else "listing")
                     print(f"   {b.where()} {b.lang or '(none)'}: {what}")
                 continue

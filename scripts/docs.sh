@@ -7,7 +7,7 @@
 #   scripts/docs.sh [--examples] [--update-images]
 #
 # --examples then runs every code block of README.md and docs/ against the build
-# (scripts/docs-examples.py; builds the apps first); --update-images also copies the pictures the
+# (scripts/docs-examples.py, after its own tests in test/docs; builds the apps first); --update-images also copies the pictures the
 # how-tos make into docs/images/. CBCT_DOCS_BUILD=0: build nothing, use build/ as it is (a clear error
 # when the module is not there). Runs from any directory.
 set -euo pipefail
@@ -76,6 +76,7 @@ CBCT_DOXYGEN_XML="$out/doxygen/xml" PYTHONPATH="$CBCT_BUILD/python" \
 cbct_log "site: $out/html/index.html ($(($(date +%s) - start)) s)"
 
 if [ $examples = 1 ]; then
-  cbct_log "examples: every code block of README.md and docs/"
+  cbct_log "examples: the runner's own tests (test/docs), then every code block of README.md and docs/"
+  "$python" -m pytest -q -p no:cacheprovider "$CBCT_ROOT/test/docs"
   "$python" "$CBCT_ROOT/scripts/docs-examples.py" --build "$CBCT_BUILD" "${images[@]}"
 fi
