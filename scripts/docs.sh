@@ -27,8 +27,13 @@ if [ "${CBCT_DOCS_BUILD:-1}" = 1 ]; then
   cbct_install_dependencies
   cbct_configure
   if [ $examples = 1 ]; then
-    cbct_build _conebeamct cbct-simulate cbct-fdk cbct-compare cbct-slices cbct-forward cbct-sart cbct-cgls \
-      cbct-osem cbct-asdpocs cbct-admmtv cbct-import
+    apps=(cbct-simulate cbct-fdk cbct-compare cbct-slices cbct-forward cbct-sart cbct-cgls cbct-osem cbct-asdpocs
+      cbct-admmtv cbct-import)
+    # cbct-view exists when CMake found VTK (the pages' screenshots need it then).
+    if cmake --build "$CBCT_BUILD" --target help 2>/dev/null | grep -q '^cbct-view[: ]'; then
+      apps+=(cbct-view)
+    fi
+    cbct_build _conebeamct "${apps[@]}"
   else
     cbct_build _conebeamct
   fi
