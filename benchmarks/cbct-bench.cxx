@@ -5,6 +5,8 @@
 //   L: 2048^3 volume from 1200 projections of 2048x2048 (several GPUs, MPI)
 // --method emission: the emission (SPECT) problem E, a 128^3 activity from 120 parallel views of 128^2
 // with attenuation and collimator blur: forward and back projection, one OSEM iteration of 8 subsets.
+// --method fourd: 4D FDK (issue 28), 10 frames of 512^3 from 1440 projections of 512^2 over 10 breathing
+// cycles, each projection backprojected once (4x S), timed host to host.
 // One JSON line per timed run with every stage's time and backprojection GUPS
 // (voxels x projections / backprojection seconds / 1e9), then one line of medians.
 // "total" is projections in host memory to volume in host memory. --gpus shares the volume among
@@ -16,6 +18,7 @@
 #include "cbctSlabSplit.h"
 #include "cbctCudaDevice.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctFourDFDKConeBeamReconstructionFilter.h"
 #include "cbctIntensityToLineIntegralImageFilter.h"
 #include "cbctLineIntegralToIntensityImageFilter.h"
 #include "cbctEmissionOperator.h"
@@ -26,6 +29,7 @@
 #  include "cbctCudaEmissionOperator.h"
 #  include "cbctCudaOSEMConeBeamReconstructionFilter.h"
 #  include "cbctCudaFDKConeBeamReconstructionFilter.h"
+#  include "cbctCudaFourDFDKConeBeamReconstructionFilter.h"
 #  include "cbctCudaSARTConeBeamReconstructionFilter.h"
 #  include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
 #  include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
@@ -774,6 +778,106 @@ RunEmission(const std::string & hardware, const std::string & device, unsigned i
     seconds.push_back(std::chrono::duration<double>(ends[i] - ends[i - 1]).count());
   report("emission-osem-iteration-8-subsets", seconds);
 }
+
+/** Issue 28's 4D FDK problem: 10 frames of 512^3 (0.5 mm) from 1440 projections of 512^2 (0.8 mm)
+ * over one turn during 10 regular breathing cycles (phase of projection k: frac(10 k / 1440)), each
+ * projection in its nearest frame, so each is backprojected once: 4x the backprojection of S, and
+ * 5.4 GB of frames downloaded. The projections are S's line integrals, each used for 4 neighbouring
+ * views (the time does not depend on the values; 1440 exact projections of 512^2 take minutes to
+ * make). "total" is projections in host memory to the 4D volume in host memory, after an untimed
+ * warm-up (which page-locks the 4D output once); GUPS counts each projection once. */
+template <typename TImage, typename TFilter>
+void
+RunFourD(const std::string & hardware, const std::string & device, unsigned int runs, unsigned int pieces)
+{
+  const Problem s = Lookup("S");
+  const unsigned int count = 1440, frames = 10;
+  const double cycles = 10.;
+  auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
+  for (unsigned int k = 0; k < count; ++k)
+    geometry->AddProjection(1000., 1500., k * 360. / count);
+  std::vector<double> phases(count);
+  for (unsigned int k = 0; k < count; ++k)
+  {
+    const double x = cycles * k / count;
+    phases[k] = x - std::floor(x);
+  }
+  auto sGeometry = cbct::ThreeDCircularProjectionGeometry::New();
+  for (unsigned int k = 0; k < s.projections; ++k)
+    sGeometry->AddProjection(1000., 1500., k * 360. / s.projections);
+  auto sProjections = MakeProjections<itk::Image<float, 3>>(s, sGeometry, 0, s.rows);
+  auto projections = TImage::New();
+  {
+    typename TImage::RegionType region(typename TImage::SizeType{ { s.columns, s.rows, count } });
+    projections->SetRegions(region);
+    projections->SetSpacing(sProjections->GetSpacing());
+    projections->SetOrigin(sProjections->GetOrigin());
+    projections->Allocate();
+    const std::size_t slice = static_cast<std::size_t>(s.columns) * s.rows;
+    for (unsigned int k = 0; k < count; ++k)
+      std::copy_n(sProjections->GetBufferPointer() + (k * s.projections / count) * slice, slice,
+                  projections->GetBufferPointer() + k * slice);
+  }
+  auto zero = cbct::ConstantImageSource<TImage>::New();
+  zero->SetSize(typename TImage::SizeType{ { s.volume, s.volume, s.volume } });
+  typename TImage::SpacingType voxel;
+  voxel.Fill(s.voxelMm);
+  zero->SetSpacing(voxel);
+  typename TImage::PointType origin;
+  origin.Fill(-0.5 * (s.volume - 1.) * s.voxelMm);
+  zero->SetOrigin(origin);
+  auto fdk = TFilter::New();
+  fdk->SetInput(0, zero->GetOutput());
+  fdk->SetProjections(projections);
+  fdk->SetGeometry(geometry);
+  fdk->SetPhases(phases);
+  fdk->SetNumberOfFrames(frames);
+  if constexpr (!std::is_same_v<TImage, itk::Image<float, 3>>)
+  {
+    if (pieces > 0)
+      fdk->SetMinimumPieces(pieces);
+  }
+  std::map<std::string, std::vector<double>> samples;
+  const auto print = [&](const std::string & run, double total, double upload, double weighting, double filtering,
+                         double backprojection, double download) {
+    const double updates = static_cast<double>(s.volume) * s.volume * s.volume * count;
+    std::printf("{\"problem\":\"4D\",\"method\":\"fourdfdk\",\"hardware\":\"%s\",\"device\":\"%s\",\"run\":\"%s\","
+                "\"frames\":%u,\"volume\":%u,\"projections\":%u,\"detector\":[%u,%u],\"cycles\":%.0f,\"total_s\":%.4f,"
+                "\"upload_s\":%.4f,\"weighting_s\":%.4f,\"filtering_s\":%.4f,\"backprojection_s\":%.4f,\"download_s\":%.4f,"
+                "\"gups\":%.1f,\"output_gib\":%.2f,\"peak_rss_gib\":%.2f}\n",
+                hardware.c_str(), device.c_str(), run.c_str(), frames, s.volume, count, s.columns, s.rows, cycles, total, upload,
+                weighting, filtering, backprojection, download, backprojection > 0. ? updates / backprojection / 1e9 : 0.,
+                static_cast<double>(s.volume) * s.volume * s.volume * frames * sizeof(float) / (1 << 30), PeakResidentGiB());
+    std::fflush(stdout);
+  };
+  for (unsigned int r = 0; r <= runs; ++r) // run 0 is the untimed warm-up
+  {
+    projections->GetBufferPointer(); // host access: for a CudaImage the device copy is now stale
+    projections->Modified();         // projections in host memory: a fresh upload each run
+    fdk->Modified();
+    fdk->ResetStageTimes();
+    const auto start = std::chrono::steady_clock::now();
+    fdk->Update();
+    const auto computed = std::chrono::steady_clock::now();
+    volatile float touch = fdk->GetOutput()->GetBufferPointer()[0]; // the frames in host memory
+    (void)touch;
+    const auto end = std::chrono::steady_clock::now();
+    const double total = std::chrono::duration<double>(end - start).count();
+    const double download = fdk->GetDownloadTime() + std::chrono::duration<double>(end - computed).count();
+    if (r == 0)
+      continue;
+    print(std::to_string(r), total, fdk->GetUploadTime(), fdk->GetWeightingTime(), fdk->GetFilteringTime(),
+          fdk->GetBackProjectionTime(), download);
+    samples["total"].push_back(total);
+    samples["upload"].push_back(fdk->GetUploadTime());
+    samples["weighting"].push_back(fdk->GetWeightingTime());
+    samples["filtering"].push_back(fdk->GetFilteringTime());
+    samples["backprojection"].push_back(fdk->GetBackProjectionTime());
+    samples["download"].push_back(download);
+  }
+  print("median", Median(samples["total"]), Median(samples["upload"]), Median(samples["weighting"]),
+        Median(samples["filtering"]), Median(samples["backprojection"]), Median(samples["download"]));
+}
 } // namespace
 
 int
@@ -810,14 +914,39 @@ main(int argc, char * argv[])
                  "fdk; iterative: forward and back projections of both projector pairs and one OS-SART iteration (CUDA); "
                  "emission: problem E (SPECT, 128^3 from 120 views of 128^2, attenuation and collimator blur), forward and "
                  "back projection and one OSEM iteration of 8 subsets; tv: one iteration of ASD-POCS and of ADMM-TV (CUDA; "
-                 "with --views 60 for a few-view S)")
-    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv" }));
+                 "with --views 60 for a few-view S); fourd: issue 28's 4D FDK, 10 frames of 512^3 from 1440 x 512^2 over 10 "
+                 "breathing cycles")
+    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv", "fourd" }));
   CLI11_PARSE(app, argc, argv);
   try
   {
     if (input != "float" && method != "fdk")
       throw std::runtime_error("--input is '" + input + "'; expected float with --method " + method +
                                " (16-bit readings are FDK's only)");
+    if (method == "fourd")
+    {
+      // Issue 28's 4D FDK problem (RunFourD); --problem does not apply.
+      for (const auto & h : hardware)
+      {
+        using CpuImage = itk::Image<float, 3>;
+        if (h == "cpu")
+          RunFourD<CpuImage, cbct::FourDFDKConeBeamReconstructionFilter<CpuImage, itk::Image<float, 4>>>(
+            "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs, 0);
+        else if (h == "cuda")
+        {
+          std::string device;
+          if (!cbct::CudaDeviceAvailable(&device))
+            throw std::runtime_error("--hardware cuda: " + device);
+#if CBCT_USE_CUDA
+          using CudaImage = cbct::CudaImage<float, 3>;
+          RunFourD<CudaImage, cbct::CudaFourDFDKConeBeamReconstructionFilter<CudaImage>>("cuda", device, runs, setup.pieces);
+#endif
+        }
+        else
+          throw std::runtime_error("--hardware is '" + h + "'; expected cuda or cpu");
+      }
+      return 0;
+    }
     if (method == "emission")
     {
       for (const auto & h : hardware)
