@@ -12,11 +12,12 @@ CBCT_BUILD=${CBCT_BUILD:-$CBCT_ROOT/build}
 # a PNG whole before ITK's reader sees it. clang-14 and
 # libclang-rt-14-dev build the sanitized tests and the fuzzers (scripts/sanitize.sh, scripts/fuzz.sh).
 # python3-sphinx, python3-myst-parser, python3-breathe, furo, doxygen and graphviz build the documentation
-# (scripts/docs.sh: Sphinx with MyST markdown, the C++ reference through Doxygen's XML, diagrams).
+# (scripts/docs.sh: Sphinx with MyST markdown, the C++ reference through Doxygen's XML, diagrams);
+# python3-pil writes the TIFF files of a how-to's example.
 CBCT_PACKAGES=(cmake ninja-build g++ libinsighttoolkit5-dev libcli11-dev libgtest-dev libvtk9-dev xvfb xauth
   python3-dev python3-venv pybind11-dev python3-numpy python3-pytest python3-matplotlib libopenmpi-dev openmpi-bin
   zlib1g-dev libexpat1-dev libpng-dev clang-14 libclang-rt-14-dev
-  python3-sphinx python3-myst-parser python3-breathe furo doxygen graphviz)
+  python3-sphinx python3-myst-parser python3-breathe furo doxygen graphviz python3-pil)
 
 cbct_log() {
   echo "== $*"
