@@ -163,6 +163,8 @@ def run_page(page, blocks, images, build, scratch, update_images, keep):
     # mpirun as root (CI), two ranks on a 2-core machine, and no network but the loopback.
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1",
                OMPI_MCA_btl_tcp_if_include="lo", OMPI_MCA_oob_tcp_if_include="lo")
+    if "CMAKE_GENERATOR" not in env and shutil.which("ninja"):
+        env["CMAKE_GENERATOR"] = "Ninja"  # as the project's own build; make is not among its packages
     if any("find_package(ConeBeamCT" in b.text for b in blocks if b.skip is None):
         env["CMAKE_PREFIX_PATH"] = install_prefix(build, scratch)
     namespace = {"__name__": "__main__"}
