@@ -80,7 +80,7 @@ Validate(Options & o)
   if (!o.input.empty())
   {
     CheckReadableFile("--input", o.input, "4D image file");
-    CheckOutputsAreNotInputs({ { "--output", o.output } }, { { "--input", o.input, true } });
+    CheckOutputsAreNotInputs({ { "--output", o.output } }, { { "--input", o.input, false } }); // 4D: read by ReadInitial()
     if (o.grid.ExplicitGrid() || !o.grid.like.empty())
       throw Error("--input and --dimension/--size/--spacing/--origin/--direction/--like: the initial 4D volume defines the "
                   "grid; give one or the other");

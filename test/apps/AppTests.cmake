@@ -54,6 +54,10 @@ set_tests_properties(apps.breathing_end_to_end PROPERTIES TIMEOUT 300)
 add_test(NAME apps.fourdfdk_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/fourdfdk_end_to_end.sh ${cbct_bin} ${cbct_app_work}/fourdfdk_end_to_end)
 set_tests_properties(apps.fourdfdk_end_to_end PROPERTIES TIMEOUT 300)
+# cbct-fourdrooster (issue 28): a breathing scan to a 4D .mha, --input and --motionmask; bad inputs refused.
+add_test(NAME apps.fourdrooster_end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/fourdrooster_end_to_end.sh ${cbct_bin} ${cbct_app_work}/fourdrooster_end_to_end)
+set_tests_properties(apps.fourdrooster_end_to_end PROPERTIES TIMEOUT 300 LABELS badinput)
 
 # Several processes through MPI (CPU): slabs equal to one process bit for bit, failures end the job.
 if(CBCT_USE_MPI AND MPIEXEC_EXECUTABLE)
