@@ -95,7 +95,8 @@ def parse(path, images, seen=()):
         inc = INCLUDE.match(info)
         if inc:
             target = os.path.normpath(os.path.join(os.path.dirname(path), inc.group(1)))
-            options = dict(re.findall(r"^:([\w-]+):\s*(.*)$", "\n".join(body), re.M))
+            options = {key: value.strip().strip('"') for key, value in  # MyST reads options as YAML
+                       re.findall(r"^:([\w-]+):\s*(.*)$", "\n".join(body), re.M)}
             blocks.extend(parse_included(target, options, images, seen + (path,)))
         else:
             lang = info.split()[0].lower() if info else ""
