@@ -29,10 +29,14 @@ if [ "${CBCT_DOCS_BUILD:-1}" = 1 ]; then
   if [ $examples = 1 ]; then
     apps=(cbct-simulate cbct-fdk cbct-compare cbct-slices cbct-forward cbct-sart cbct-cgls cbct-osem cbct-asdpocs
       cbct-admmtv cbct-import)
-    # cbct-view exists when CMake found VTK (the pages' screenshots need it then).
-    if cmake --build "$CBCT_BUILD" --target help 2>/dev/null | grep -q '^cbct-view[: ]'; then
-      apps+=(cbct-view)
-    fi
+    # cbct-view exists when CMake found VTK (the pages' screenshots need it then), cbctWriteScan (a test
+    # tool: the scanner-data page's stand-in scan) with the tests.
+    targets=$(cmake --build "$CBCT_BUILD" --target help 2>/dev/null || true)
+    for optional in cbct-view cbctWriteScan; do
+      if grep -q "^$optional[: ]" <<<"$targets"; then
+        apps+=("$optional")
+      fi
+    done
     cbct_build _conebeamct "${apps[@]}"
   else
     cbct_build _conebeamct
