@@ -89,6 +89,9 @@ Lookup(const std::string & name)
 struct Times
 {
   double total = 0., upload = 0., weighting = 0., filtering = 0., backprojection = 0., download = 0., conversion = 0.;
+  // CUDA FDK only (0 otherwise): the device's first batch before any backprojection and its whole
+  // span (CUDA events), the host's time preparing the problem, inside the pipelines, and after them.
+  double firstBackProjection = 0., deviceSpan = 0., hostSetup = 0., hostRun = 0., hostFinish = 0.;
 };
 
 /** The 16-bit detector readings that --input uint16 starts from: I0 60000 through air, Idark 0. */
@@ -144,13 +147,24 @@ PrintJson(const Problem & p, const std::string & hardware, const std::string & d
           const std::string & run, const Times & t, const std::string & extra = "")
 {
   const double updates = static_cast<double>(p.volume) * p.volume * p.volume * p.projections;
+  std::string timeline;
+  if (t.deviceSpan > 0.)
+  {
+    // Where the time outside the backprojection goes (benchmarks/README.md).
+    char text[256];
+    std::snprintf(text, sizeof(text),
+                  ",\"first_backprojection_s\":%.4f,\"device_span_s\":%.4f,\"host_setup_s\":%.4f,"
+                  "\"host_pipeline_s\":%.4f,\"host_finish_s\":%.4f",
+                  t.firstBackProjection, t.deviceSpan, t.hostSetup, t.hostRun, t.hostFinish);
+    timeline = text;
+  }
   std::printf("{\"problem\":\"%s\",\"hardware\":\"%s\",\"device\":\"%s\",\"input\":\"%s\",\"run\":\"%s\","
               "\"volume\":%u,\"projections\":%u,\"detector\":[%u,%u],\"total_s\":%.4f,\"conversion_s\":%.4f,"
               "\"upload_s\":%.4f,\"weighting_s\":%.4f,\"filtering_s\":%.4f,\"backprojection_s\":%.4f,"
-              "\"download_s\":%.4f,\"gups\":%.1f%s}\n",
+              "\"download_s\":%.4f,\"gups\":%.1f%s%s}\n",
               p.name.c_str(), hardware.c_str(), device.c_str(), input.c_str(), run.c_str(), p.volume, p.projections,
               p.columns, p.rows, t.total, t.conversion, t.upload, t.weighting, t.filtering, t.backprojection, t.download,
-              t.backprojection > 0. ? updates / t.backprojection / 1e9 : 0., extra.c_str());
+              t.backprojection > 0. ? updates / t.backprojection / 1e9 : 0., timeline.c_str(), extra.c_str());
   std::fflush(stdout);
 }
 
@@ -361,6 +375,15 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
     t.filtering = fdk->GetFilteringTime();
     t.backprojection = fdk->GetBackProjectionTime();
     t.download = fdk->GetDownloadTime() + std::chrono::duration<double>(end - computed).count();
+    if constexpr (!std::is_same_v<TImage, itk::Image<float, 3>>)
+    {
+      const auto & device = fdk->GetDeviceTimes();
+      t.firstBackProjection = device.firstBackProjection;
+      t.deviceSpan = device.deviceSpan;
+      t.hostRun = device.hostRun;
+      t.hostSetup = fdk->GetHostSetupTime();
+      t.hostFinish = fdk->GetHostFinishTime();
+    }
     double rss = PeakResidentGiB();
     std::string extra;
 #if CBCT_USE_MPI
@@ -392,6 +415,11 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
     samples["filtering"].push_back(t.filtering);
     samples["backprojection"].push_back(t.backprojection);
     samples["download"].push_back(t.download);
+    samples["first_backprojection"].push_back(t.firstBackProjection);
+    samples["device_span"].push_back(t.deviceSpan);
+    samples["host_setup"].push_back(t.hostSetup);
+    samples["host_pipeline"].push_back(t.hostRun);
+    samples["host_finish"].push_back(t.hostFinish);
   }
   if (setup.rank != 0)
     return;
@@ -403,6 +431,11 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
   m.filtering = Median(samples["filtering"]);
   m.backprojection = Median(samples["backprojection"]);
   m.download = Median(samples["download"]);
+  m.firstBackProjection = Median(samples["first_backprojection"]);
+  m.deviceSpan = Median(samples["device_span"]);
+  m.hostSetup = Median(samples["host_setup"]);
+  m.hostRun = Median(samples["host_pipeline"]);
+  m.hostFinish = Median(samples["host_finish"]);
   PrintJson(p, hardware, device, input, "median", m);
 }
 #if CBCT_USE_CUDA

@@ -72,8 +72,10 @@ public:
    * memory. */
   itkSetMacro(DeviceMemoryBudget, std::size_t);
   itkGetConstMacro(DeviceMemoryBudget, std::size_t);
-  /** Minimum number of pieces along y per device (default: 4 for a share over 256 MiB, 2 over
-   * 64 MiB, so downloads overlap). */
+  /** Minimum number of pieces along y per device (default 0: one piece, more only when the share
+   * does not fit the device memory budget). More pieces let a piece's download overlap the next
+   * piece's computation, but every piece filters again the detector rows it shares with its
+   * neighbours: on an H100 one piece was faster (benchmarks/README.md). */
   itkSetMacro(MinimumPieces, unsigned int);
   itkGetConstMacro(MinimumPieces, unsigned int);
   /** Pieces the last update used, over all devices (after any fallback). */
@@ -128,6 +130,28 @@ protected:
   void
   GenerateData() override;
 
+public:
+  /** The last update's device timeline and stage times (CudaFDKTimes: the first batch's cost before
+   * any backprojection, the device's whole span, the host's time in the pipelines), and the host's
+   * time before the pipelines start (preparing the problem: matrices, weights, filter response,
+   * pinned buffers) and after they end (freeing device memory): where the time of an update goes
+   * outside the backprojection (benchmarks/README.md). */
+  const CudaFDKTimes &
+  GetDeviceTimes() const
+  {
+    return m_DeviceTimes;
+  }
+  double
+  GetHostSetupTime() const
+  {
+    return m_HostSetupSeconds;
+  }
+  double
+  GetHostFinishTime() const
+  {
+    return m_HostFinishSeconds;
+  }
+
 private:
   /** Cuts `share` (a range of y of the requested region) into `count` pieces with their detector rows. */
   std::vector<CudaFDKPiece>
@@ -143,6 +167,9 @@ private:
   unsigned int m_MinimumPieces = 0;
   unsigned int m_NumberOfPieces = 0;
   bool m_KeepDeviceMemory = false;
+  CudaFDKTimes m_DeviceTimes;
+  double m_HostSetupSeconds = 0.;
+  double m_HostFinishSeconds = 0.;
   // One pipeline per share of the last update, with its device memory (KeepDeviceMemory).
   std::vector<std::unique_ptr<CudaFDKDevicePipeline>> m_Pipelines;
   // SetCountProjections(): the readings, and the image without pixels that stands for them as the

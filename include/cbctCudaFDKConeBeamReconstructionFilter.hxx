@@ -156,9 +156,11 @@ CudaFDKConeBeamReconstructionFilter<TImage>::ReconstructShare(CudaFDKDevicePipel
   const int device = pipeline.GetDevice();
   CudaCheck(cudaSetDevice(device), "cudaSetDevice (" + std::to_string(device) + ")");
   const std::size_t rowsOfShare = share.GetSize(1);
-  const std::size_t shareBytes = share.GetNumberOfPixels() * sizeof(float);
-  unsigned int count = m_MinimumPieces > 0 ? m_MinimumPieces
-                                           : (shareBytes > (std::size_t(256) << 20) ? 4u : (shareBytes > (std::size_t(64) << 20) ? 2u : 1u));
+  // One piece unless asked or out of memory: each piece uploads and filters again the detector rows
+  // it shares with its neighbours, and that filtering competes with the backprojection for the
+  // multiprocessors, which costs more than the download it hides (H100: S 65.5 ms with one piece
+  // against 73-77 ms with four, R 0.632 against 0.690 s; benchmarks/README.md).
+  unsigned int count = m_MinimumPieces > 0 ? m_MinimumPieces : 1u;
   count = static_cast<unsigned int>(std::min<std::size_t>(count, rowsOfShare));
   std::size_t freeBytes = 0, totalBytes = 0;
   CudaMemoryInfo(freeBytes, totalBytes);
@@ -176,7 +178,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::ReconstructShare(CudaFDKDevicePipel
     try
     {
       // Fail early (and so fall back to more pieces) rather than half-way.
-      const std::size_t needed = CudaFDKDevicePipeline::BytesFor(problem, maxVoxels, maxRows);
+      const std::size_t needed = CudaFDKDevicePipeline::BytesFor(problem, maxVoxels, maxRows, pieces.size());
       if (needed > budget)
         throw itk::MemoryAllocationError(__FILE__, __LINE__,
                                          "CUDA FDK on device " + std::to_string(device) + " with " + std::to_string(pieces.size()) +
@@ -216,6 +218,7 @@ template <typename TImage>
 void
 CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
 {
+  const auto generateStart = std::chrono::steady_clock::now();
   this->AllocateOutputs();
   TImage * output = this->GetOutput();
   const TImage * volume = this->GetInput(0);
@@ -344,6 +347,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
     if (this->GetAbortGenerateData())
       abort = true;
   };
+  const auto runsStart = std::chrono::steady_clock::now();
   if (shares == 1)
   {
     // One device: in this thread, reporting each piece as ITK progress.
@@ -401,6 +405,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
     for (auto & t : threads)
       t.join();
   }
+  const auto runsEnd = std::chrono::steady_clock::now();
   if (!m_KeepDeviceMemory)
     m_Pipelines.clear(); // nothing left on the devices after the update
   for (const auto & e : errors)
@@ -420,6 +425,9 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   this->m_StageSeconds[1] += sum.filtering;
   this->m_StageSeconds[2] += sum.backprojection;
   this->m_StageSeconds[4] += sum.download;
+  m_DeviceTimes = sum;
+  m_HostSetupSeconds = std::chrono::duration<double>(runsStart - generateStart).count();
+  m_HostFinishSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - runsEnd).count();
 }
 
 } // namespace cbct

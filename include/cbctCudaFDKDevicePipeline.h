@@ -87,6 +87,10 @@ struct CudaFDKProblem
 struct CudaFDKTimes
 {
   double upload = 0., weighting = 0., filtering = 0., backprojection = 0., download = 0.;
+  /** The run's timeline on the device (CUDA events): from the first upload's start to the first
+   * backprojection's start (what the first batch costs before any backprojection), and to the last
+   * download's end; and the host's time inside Run(). Several devices: the longest. */
+  double firstBackProjection = 0., deviceSpan = 0., hostRun = 0.;
 
   CudaFDKTimes &
   operator+=(const CudaFDKTimes & t)
@@ -96,6 +100,9 @@ struct CudaFDKTimes
     filtering += t.filtering;
     backprojection += t.backprojection;
     download += t.download;
+    firstBackProjection = firstBackProjection > t.firstBackProjection ? firstBackProjection : t.firstBackProjection;
+    deviceSpan = deviceSpan > t.deviceSpan ? deviceSpan : t.deviceSpan;
+    hostRun = hostRun > t.hostRun ? hostRun : t.hostRun;
     return *this;
   }
 };
@@ -139,7 +146,7 @@ public:
 
   /** Device memory the run needs for pieces of at most `voxels` voxels and `rows` detector rows. */
   static std::size_t
-  BytesFor(const CudaFDKProblem & problem, std::size_t voxels, std::size_t rows);
+  BytesFor(const CudaFDKProblem & problem, std::size_t voxels, std::size_t rows, std::size_t pieces = 2);
 
   int
   GetDevice() const

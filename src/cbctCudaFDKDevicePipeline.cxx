@@ -16,6 +16,7 @@
 
 #  include <algorithm>
 #  include <chrono>
+#  include <cstdlib>
 
 namespace cbct
 {
@@ -164,13 +165,13 @@ FilteredRows(const CudaFDKProblem & problem, std::size_t rows)
 } // namespace
 
 std::size_t
-CudaFDKDevicePipeline::BytesFor(const CudaFDKProblem & problem, std::size_t voxels, std::size_t rows)
+CudaFDKDevicePipeline::BytesFor(const CudaFDKProblem & problem, std::size_t voxels, std::size_t rows, std::size_t pieces)
 {
   const std::size_t batch = CudaBackProjectionBatch;
   const std::size_t length = static_cast<std::size_t>(problem.length);
   const std::size_t filterRows = FilteredRows(problem, rows);
   const std::size_t pixel = problem.counts ? sizeof(unsigned short) : sizeof(float);
-  const std::size_t volume = 2 * voxels * sizeof(float);                             // two pieces in flight
+  const std::size_t volume = std::min<std::size_t>(pieces, 2) * voxels * sizeof(float); // two pieces in flight
   const std::size_t raw = batch * filterRows * problem.columns * pixel;              // one uploaded batch
   const std::size_t padded = RoundUp(batch * filterRows, FFTChunkRows) * length * sizeof(double); // FFT rows
   const std::size_t spectra = FFTChunkRows * (length / 2 + 1) * 2 * sizeof(double);  // one chunk's spectra
@@ -235,9 +236,11 @@ CudaFDKDevicePipeline::Run(const CudaFDKProblem & problem, const std::vector<Cud
                              << " and cannot be read by device " << device);
   try
   {
+    const auto start = std::chrono::steady_clock::now();
     if (!m_Resources)
       m_Resources = std::make_unique<Resources>();
     times = this->RunWithResources(problem, pieces, abort, pieceDone);
+    times.hostRun = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   catch (...)
   {
@@ -269,7 +272,8 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
   // itk::MemoryAllocationError: the caller retries with smaller pieces).
   CudaDeviceBuffer<float> * pieceVolumes = r.pieceVolumes;
   pieceVolumes[0].Reserve(maxVoxels, "volume piece");
-  pieceVolumes[1].Reserve(maxVoxels, "volume piece");
+  if (pieces.size() > 1) // the next piece computes while the last one downloads
+    pieceVolumes[1].Reserve(maxVoxels, "volume piece");
   const std::size_t maxFilterRows = FilteredRows(problem, maxRows);
   CudaDeviceBuffer<float> & raw = r.raw;
   CudaDeviceBuffer<unsigned short> & rawCounts = r.rawCounts;
@@ -293,7 +297,7 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
   textures[1].Reserve(static_cast<int>(paddedColumns), static_cast<int>(maxRows), static_cast<int>(batch));
   CudaDeviceBuffer<FDKWeightingProjection> & parameters = r.parameters;
   parameters.Upload(std::vector<FDKWeightingProjection>(problem.parameters, problem.parameters + problem.count));
-  m_HeldBytes = std::max(m_HeldBytes, BytesFor(problem, maxVoxels, maxRows));
+  m_HeldBytes = std::max(m_HeldBytes, BytesFor(problem, maxVoxels, maxRows, pieces.size()));
 
   const cudaMemcpyKind uploadKind = problem.stackDevice >= 0 ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
   Streams & streams = r.streams;
@@ -305,6 +309,10 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
   cudaEvent_t textureFree[2] = { nullptr, nullptr };
   std::vector<cudaEvent_t> downloaded(pieces.size(), nullptr);
   unsigned int batchNumber = 0;
+  // CBCT_FDK_SERIAL=1, a measuring knob (benchmarks/README.md): each batch is uploaded and filtered
+  // only after the previous batch's backprojection ended, so the backprojection runs alone.
+  static const bool serial = std::getenv("CBCT_FDK_SERIAL") != nullptr;
+  cudaEvent_t lastBackProjection = nullptr;
 
   for (std::size_t p = 0; p < pieces.size(); ++p)
   {
@@ -334,6 +342,8 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
       // Filter stream: wait until the backprojector is done with this texture, then refill it.
       if (textureFree[t])
         CudaCheck(cudaStreamWaitEvent(streams.filter, textureFree[t], 0), "cudaStreamWaitEvent (texture free)");
+      if (serial && lastBackProjection)
+        CudaCheck(cudaStreamWaitEvent(streams.filter, lastBackProjection, 0), "cudaStreamWaitEvent (serial)");
       timing.uploadStart = streams.Record(streams.filter);
       // The batch's rows in one 2D copy: a contiguous run of filterRows rows per projection.
       const std::size_t pixel = problem.counts ? sizeof(unsigned short) : sizeof(float);
@@ -456,6 +466,7 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
       }
       timing.bpEnd = streams.Record(streams.backProjection);
       textureFree[t] = timing.bpEnd;
+      lastBackProjection = timing.bpEnd;
       timings.push_back(timing);
     }
     if (!last || batchesOfPiece == 0)
@@ -485,6 +496,11 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
   CudaCheck(cudaStreamSynchronize(streams.backProjection), "cudaStreamSynchronize (backprojection)");
   CudaCheck(cudaStreamSynchronize(streams.download), "cudaStreamSynchronize (download)");
   times.download = std::max(0., Seconds(computed, landed));
+  if (!timings.empty())
+  {
+    times.firstBackProjection = Seconds(timings.front().uploadStart, timings.front().bpStart);
+    times.deviceSpan = Seconds(timings.front().uploadStart, landed);
+  }
   if (!abort.load() && pieceDone)
     pieceDone(pieces.size() - 1);
 
