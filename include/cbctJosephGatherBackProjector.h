@@ -2,11 +2,13 @@
 #define cbctJosephGatherBackProjector_h
 
 #include "cbctJosephGather.hcu"
+#include "cbctJosephGatherCells.h"
 #include "cbctJosephProjector.h"
 
 #include <itkMultiThreaderBase.h>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 namespace cbct
@@ -53,8 +55,9 @@ MakeJosephGatherProjection(const JosephRay & ray, const int size[3])
  * one's index space, as the forward projector samples it: its tiles' cells are the whole volume's.
  * Projections are taken in batches of Batch; for each, every pixel's ray is set up once
  * (JosephSetup()); then each tile of JosephGatherTileX x Y x Z voxels, one per work unit, gathers
- * the batch's rays into its own voxels. No partial volumes: the memory is the batch's rays (24 bytes
- * per pixel and projection).
+ * the batch's rays into its own voxels, a slice of cells at a time (JosephGatherSliceCells(): with
+ * AVX2 each pixel of the slice's candidates tested once, eight at a time, and added to its cell). No partial volumes: the memory is the batch's rays (24 bytes
+ * per pixel and projection, one array per field).
  * \ingroup ConeBeamCT
  */
 class JosephGatherBackProjector
@@ -94,7 +97,13 @@ public:
     if (!add)
       std::fill(volume, volume + voxels, 0.f);
     const std::size_t pixels = static_cast<std::size_t>(m_Columns) * m_Rows;
-    std::vector<Ray> rays(Batch * pixels);
+    // Every pixel of the batch's projections is set up before it is read: no need to clear (12 MB
+    // for a batch of 256 x 256 pixels, for a SART subset of one projection every time).
+    const std::size_t batchPixels = std::min<std::size_t>(Batch, subset.size()) * pixels;
+    const std::unique_ptr<float[]> lines(new float[5 * batchPixels]);
+    const std::unique_ptr<int[]> axes(new int[batchPixels]);
+    const Rays rays{ lines.get(), lines.get() + batchPixels, lines.get() + 2 * batchPixels, lines.get() + 3 * batchPixels,
+                     lines.get() + 4 * batchPixels, axes.get() };
     const int tiles[3] = { (m_Size[0] + JosephGatherTileX - 1) / JosephGatherTileX, (m_Size[1] + JosephGatherTileY - 1) / JosephGatherTileY,
                            (m_Size[2] + JosephGatherTileZ - 1) / JosephGatherTileZ };
     const std::size_t tileCount = static_cast<std::size_t>(tiles[0]) * tiles[1] * tiles[2];
@@ -102,7 +111,7 @@ public:
     {
       const std::size_t count = std::min<std::size_t>(Batch, subset.size() - first);
       itk::MultiThreaderBase::New()->ParallelizeArray(
-        0, count * m_Rows, [&](itk::SizeValueType n) { this->SetUpRow(subset[first + n / m_Rows], static_cast<int>(n % m_Rows), &rays[n * m_Columns]); },
+        0, count * m_Rows, [&](itk::SizeValueType n) { this->SetUpRow(subset[first + n / m_Rows], static_cast<int>(n % m_Rows), rays, n * m_Columns); },
         nullptr);
       itk::MultiThreaderBase::New()->ParallelizeArray(
         0, tileCount,
@@ -115,31 +124,39 @@ public:
   }
 
 private:
-  /** One pixel's ray in the form the gather reads it: JosephSetup()'s float line, and its dominant
-   * axis (-1: no sample in the volume). */
-  struct Ray
+  /** The batch's rays in the form the gather reads them, one array per field: JosephSetup()'s float
+   * line, and its dominant axis (-1: no sample in the volume). */
+  struct Rays
   {
-    float b0, kb, c0, kc, step;
-    int a;
+    float *b0, *kb, *c0, *kc, *step;
+    int * a;
   };
 
+  /** Sets up the rays of row `row` of projection k into `out` from pixel `first`. */
   void
-  SetUpRow(unsigned int k, int row, Ray * out) const
+  SetUpRow(unsigned int k, int row, const Rays & out, std::size_t first) const
   {
     for (int column = 0; column < m_Columns; ++column)
     {
       JosephLine line;
-      Ray & r = out[column];
-      if (JosephSetup(m_Rays[k], m_Size, m_FirstColumn + column, m_FirstRow + row, line))
-        r = { line.b0, line.kb, line.c0, line.kc, line.step, line.a };
-      else
-        r = { 0.f, 0.f, 0.f, 0.f, 0.f, -1 };
+      const std::size_t p = first + column;
+      if (!JosephSetup(m_Rays[k], m_Size, m_FirstColumn + column, m_FirstRow + row, line))
+      {
+        line.b0 = line.kb = line.c0 = line.kc = line.step = 0.f;
+        line.a = -1;
+      }
+      out.b0[p] = line.b0;
+      out.kb[p] = line.kb;
+      out.c0[p] = line.c0;
+      out.kc[p] = line.kc;
+      out.step[p] = line.step;
+      out.a[p] = line.a;
     }
   }
 
   /** Adds the batch's backprojection to the voxels of `tile`. */
   void
-  GatherTile(const int tile[3], const float * projections, const std::vector<Ray> & rays, const std::vector<unsigned int> & subset,
+  GatherTile(const int tile[3], const float * projections, const Rays & rays, const std::vector<unsigned int> & subset,
              std::size_t first, std::size_t count, float * volume) const
   {
     const int extent[3] = { JosephGatherTileX, JosephGatherTileY, JosephGatherTileZ };
@@ -161,7 +178,7 @@ private:
     {
       const unsigned int k = subset[first + m];
       const float * values = projections + k * pixels;
-      const Ray * batchRays = rays.data() + m * pixels;
+      const std::size_t batchFirst = m * pixels;
       for (int a = 0; a < 3; ++a)
       {
         JosephGatherPlan plan;
@@ -171,15 +188,37 @@ private:
         // Cells rb, rc = -1 .. n - 1 (relative), 4 sums each, row by row along c.
         const int cellsB = n[b] + 1, cellsC = n[c] + 1;
         cells.assign(static_cast<std::size_t>(cellsB) * cellsC * 4, 0.);
+        JosephGatherSliceLaunch slice;
+        slice.plan = &plan;
+        slice.a = a;
+        slice.fromB = from[b];
+        slice.fromC = from[c];
+        slice.nb = n[b];
+        slice.nc = n[c];
+        slice.b0 = rays.b0 + batchFirst;
+        slice.kb = rays.kb + batchFirst;
+        slice.c0 = rays.c0 + batchFirst;
+        slice.kc = rays.kc + batchFirst;
+        slice.step = rays.step + batchFirst;
+        slice.axis = rays.a + batchFirst;
+        slice.values = values;
+        slice.columns = m_Columns;
+        slice.columnLo = m_FirstColumn;
+        slice.columnHi = m_FirstColumn + m_Columns - 1;
+        slice.rowLo = m_FirstRow;
+        slice.rowHi = m_FirstRow + m_Rows - 1;
+        slice.cells = cells.data();
         for (int rs = 0; rs < n[a]; ++rs)
         {
-          for (int rc = -1; rc < n[c]; ++rc)
-            for (int rb = -1; rb < n[b]; ++rb)
-            {
-              double * S = &cells[(static_cast<std::size_t>(rc + 1) * cellsB + (rb + 1)) * 4];
-              S[0] = S[1] = S[2] = S[3] = 0.;
-              this->CellSums(plan, k, a, from[a] + rs, rs, from[b] + rb, from[c] + rc, rb, rc, batchRays, values, S);
-            }
+          slice.s = from[a] + rs;
+          slice.rs = rs;
+          if (!plan.exhaustive)
+            JosephGatherSliceCells(slice);
+          else
+            for (int rc = -1; rc < n[c]; ++rc)
+              for (int rb = -1; rb < n[b]; ++rb)
+                this->ExhaustiveCellSums(k, a, from[a] + rs, from[b] + rb, from[c] + rc, values,
+                                         &cells[(static_cast<std::size_t>(rc + 1) * cellsB + (rb + 1)) * 4]);
           // Voxel (vb, vc) of the slice: S0 of its cell, S1 of the one before along b, S2 of the one
           // before along c, S3 of the one before along both.
           for (int vc = 0; vc < n[c]; ++vc)
@@ -202,54 +241,32 @@ private:
         }
   }
 
-  /** S[corner] += the weighted values of the rays of projection k (dominant axis a) whose sample in
-   * slice s lies in cell (cb, cc) (the volume's index space), found through `plan` (indices rs, rb,
-   * rc relative to the tile). */
+  /** S[corner] = the weighted values of the rays of projection k (dominant axis a) whose sample in
+   * slice s lies in cell (cb, cc) (the volume's index space), every pixel a candidate and each ray set
+   * up in double as the forward projector does it (its side of the source too): the tiles that reach
+   * the source's plane. */
   void
-  CellSums(const JosephGatherPlan & plan, unsigned int k, int a, int s, int rs, int cb, int cc, int rb, int rc, const Ray * batchRays,
-           const float * values, double S[4]) const
+  ExhaustiveCellSums(unsigned int k, int a, int s, int cb, int cc, const float * values, double S[4]) const
   {
-    const int columnLo = m_FirstColumn, columnHi = m_FirstColumn + m_Columns - 1;
-    const int rowLo = m_FirstRow, rowHi = m_FirstRow + m_Rows - 1;
-    auto add = [&](const JosephLine & line, float value) {
-      float w[4];
-      if (JosephCellWeights(line, s, cb, cc, w))
-        for (int n = 0; n < 4; ++n)
-          S[n] += static_cast<double>(w[n]) * value;
-    };
-    if (plan.exhaustive)
-    {
-      // Every pixel, each ray set up as the forward projector does it (its side of the source too).
-      for (int j = rowLo; j <= rowHi; ++j)
-        for (int i = columnLo; i <= columnHi; ++i)
-        {
-          JosephLine line;
-          if (JosephSetup(m_Rays[k], m_Size, i, j, line) && line.a == a && s >= line.first && s <= line.last)
-            add(line, values[static_cast<std::size_t>(j - rowLo) * m_Columns + (i - columnLo)]);
-        }
-      return;
-    }
-    float h[3];
-    JosephGatherCentre(plan, rs, rb, rc, h);
-    int i0, i1, j0, j1;
-    JosephGatherCandidates(plan, h[0], h[1], h[2], columnLo, columnHi, rowLo, rowHi, i0, i1, j0, j1);
-    for (int j = j0; j <= j1; ++j)
-    {
-      const std::size_t row = static_cast<std::size_t>(j - rowLo) * m_Columns - columnLo;
-      for (int i = i0; i <= i1; ++i)
+    double s0 = 0., s1 = 0., s2 = 0., s3 = 0.;
+    for (int j = m_FirstRow; j < m_FirstRow + m_Rows; ++j)
+      for (int i = m_FirstColumn; i < m_FirstColumn + m_Columns; ++i)
       {
-        const Ray & r = batchRays[row + i];
-        if (r.a != a)
-          continue;
         JosephLine line;
-        line.b0 = r.b0;
-        line.kb = r.kb;
-        line.c0 = r.c0;
-        line.kc = r.kc;
-        line.step = r.step;
-        add(line, values[row + i]);
+        float w[4];
+        if (!JosephSetup(m_Rays[k], m_Size, i, j, line) || line.a != a || s < line.first || s > line.last ||
+            !JosephCellWeights(line, s, cb, cc, w))
+          continue;
+        const double value = values[static_cast<std::size_t>(j - m_FirstRow) * m_Columns + (i - m_FirstColumn)];
+        s0 += static_cast<double>(w[0]) * value;
+        s1 += static_cast<double>(w[1]) * value;
+        s2 += static_cast<double>(w[2]) * value;
+        s3 += static_cast<double>(w[3]) * value;
       }
-    }
+    S[0] = s0;
+    S[1] = s1;
+    S[2] = s2;
+    S[3] = s3;
   }
 
   int m_Size[3];
