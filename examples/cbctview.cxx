@@ -581,7 +581,7 @@ View(const Options & o)
     renderWindow->AddRenderer(view.renderer);
     view.axis = axis;
     view.stack = o.stack;
-    view.origin = origin[axis] - region.GetIndex(axis) * spacing[axis]; // slice numbers count from index 0
+    view.origin = origin[axis]; // slice numbers are ITK indices: VTK's extent starts at the region's index
     view.spacing = spacing[axis];
     BuildSliceView(view, data, slices[axis], aspect, up, fontSize, viewer.greys);
     viewer.views.push_back(view);
