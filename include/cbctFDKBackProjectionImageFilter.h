@@ -1,6 +1,7 @@
 #ifndef cbctFDKBackProjectionImageFilter_h
 #define cbctFDKBackProjectionImageFilter_h
 
+#include "cbctColumnBackProjection.h"
 #include "cbctFDKBackProjection.hcu"
 #include "cbctThreeDCircularProjectionGeometry.h"
 
@@ -58,6 +59,13 @@ public:
   itkSetConstObjectMacro(Geometry, GeometryType);
   itkGetConstObjectMacro(Geometry, GeometryType);
 
+  /** Walk the volume in columns along y where every projection allows it (ColumnsAllowed(): a
+   * circular orbit without out-of-plane tilt) and the projections are float (default); false: always
+   * the runs along z that any matrix allows (tests compare the two: they differ by float rounding). */
+  itkSetMacro(ColumnsAlongY, bool);
+  itkGetConstMacro(ColumnsAlongY, bool);
+  itkBooleanMacro(ColumnsAlongY);
+
   /** Input 1: the (weighted, filtered) projection stack. */
   void
   SetProjections(const ProjectionImageType * projections)
@@ -99,6 +107,10 @@ protected:
   void
   VerifyInputInformation() ITKv5_CONST override
   {}
+  /** Columns along y where allowed (GenerateDataInColumns()), else ITK's threads over
+   * DynamicThreadedGenerateData() (runs along z). */
+  void
+  GenerateData() override;
   void
   BeforeThreadedGenerateData() override;
   void
@@ -107,12 +119,24 @@ protected:
   GeometryType::ConstPointer m_Geometry;
 
 private:
+  /** The backprojection in columns of voxels along y (AccumulateColumns()): per batch of
+   * BackProjectionBatch projections, the batch is laid out in a ColumnStack by all threads, then
+   * each thread adds it to its pieces of the volume, a few slices at a time so that their sums and
+   * one projection stay in the core's cache together. Sums per batch, as the runs along z do. */
+  void
+  GenerateDataInColumns();
+  /** One batch (projections [first, first + count) of m_Matrices, laid out in `stack`) added to
+   * `piece` of the output. */
+  void
+  BackProjectColumns(const ColumnStack & stack, std::size_t first, int count, const OutputImageRegionType & piece);
+
   /** Adds a batch's sums of one run of voxels to the output (as the CUDA kernel does per launch). */
   void
   AddRun(const std::vector<float> & sum, TOutputImage * output, const OutputImageRegionType & region,
          typename TOutputImage::IndexType index, int run, int zFirst, int zEnd) const;
 
   std::vector<ConeProjection> m_Matrices;
+  bool m_ColumnsAlongY = true;
 };
 
 } // namespace cbct

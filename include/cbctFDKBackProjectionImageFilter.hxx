@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <sstream>
 
 namespace cbct
@@ -230,6 +231,125 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::BeforeThreadedGenerateD
                                                static_cast<unsigned int>(projections->GetBufferedRegion().GetIndex(2) -
                                                                          projections->GetLargestPossibleRegion().GetIndex(2)),
                                                static_cast<unsigned int>(projections->GetBufferedRegion().GetSize(2)));
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateData()
+{
+  this->BeforeThreadedGenerateData();
+  const bool columns =
+    m_ColumnsAlongY && std::is_same<typename ProjectionImageType::PixelType, float>::value &&
+    std::all_of(m_Matrices.begin(), m_Matrices.end(), [](const ConeProjection & p) { return ColumnsAllowed(p); });
+  if (columns)
+    this->GenerateDataInColumns();
+  else
+    Superclass::GenerateData();
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateDataInColumns()
+{
+  this->AllocateOutputs();
+  const TInputImage * input = this->GetInput(0);
+  TOutputImage * output = this->GetOutput();
+  const auto * projections = static_cast<const ProjectionImageType *>(this->itk::ProcessObject::GetInput(1));
+  const auto & buffered = projections->GetBufferedRegion();
+  const int nx = static_cast<int>(buffered.GetSize(0)), ny = static_cast<int>(buffered.GetSize(1));
+  const std::size_t slice = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
+  // Only float stacks come here (GenerateData()); the cast keeps other instantiations compiling.
+  const auto * data = reinterpret_cast<const float *>(projections->GetBufferPointer());
+  const auto region = output->GetRequestedRegion();
+  auto * threader = this->GetMultiThreader();
+  const std::size_t count = m_Matrices.size();
+  const std::size_t batches = std::max<std::size_t>(1, (count + BackProjectionBatch - 1) / BackProjectionBatch);
+  // Slabs of a few slices, each a job of the thread pool: threads that fall behind (a machine shared
+  // with other work) take fewer. A voxel's sum does not depend on the slab it is in.
+  constexpr itk::SizeValueType SlabSlices = 8;
+  const itk::SizeValueType slabs = std::max<itk::SizeValueType>(1, (region.GetSize(2) + SlabSlices - 1) / SlabSlices);
+  ColumnStack stack;
+  for (std::size_t b = 0; b < batches; ++b)
+  {
+    const std::size_t first = b * BackProjectionBatch;
+    const int n = static_cast<int>(std::min<std::size_t>(BackProjectionBatch, count - std::min(first, count)));
+    stack.Resize(n, nx, ny, static_cast<int>(buffered.GetIndex(0)), static_cast<int>(buffered.GetIndex(1)));
+    threader->SetNumberOfWorkUnits(static_cast<itk::ThreadIdType>(std::max(n, 1)));
+    threader->ParallelizeArray(
+      0, static_cast<itk::SizeValueType>(n),
+      [&](itk::SizeValueType k) { stack.Fill(static_cast<int>(k), data + (first + k) * slice); }, nullptr);
+    threader->SetNumberOfWorkUnits(static_cast<itk::ThreadIdType>(slabs));
+    threader->ParallelizeArray(
+      0, slabs,
+      [&](itk::SizeValueType s) {
+        auto piece = region;
+        piece.SetIndex(2, region.GetIndex(2) + static_cast<itk::IndexValueType>(s * SlabSlices));
+        piece.SetSize(2, std::min(SlabSlices, region.GetSize(2) - s * SlabSlices));
+        if (b == 0 && input != output)
+          itk::ImageAlgorithm::Copy(input, output, piece, piece);
+        this->BackProjectColumns(stack, first, n, piece);
+        itk::TotalProgressReporter progress(this, region.GetNumberOfPixels() * batches);
+        progress.Completed(piece.GetNumberOfPixels());
+      },
+      nullptr);
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::BackProjectColumns(const ColumnStack & stack,
+                                                                           std::size_t first,
+                                                                           int count,
+                                                                           const OutputImageRegionType & piece)
+{
+  if (count == 0 || piece.GetNumberOfPixels() == 0)
+    return;
+  TOutputImage * output = this->GetOutput();
+  const int width = static_cast<int>(piece.GetSize(0)), height = static_cast<int>(piece.GetSize(1));
+  const int rows = HeightPadded(height);
+  const std::size_t sliceSums = static_cast<std::size_t>(width) * static_cast<std::size_t>(rows);
+  // Slices per block: their sums (256 KiB) and one laid-out projection stay in the core's L2 cache
+  // while the block goes through the batch's projections.
+  const int block = static_cast<int>(std::max<std::size_t>(1, (std::size_t{ 1 } << 16) / sliceSums));
+  std::vector<float> sum;
+  ColumnLaunch launch;
+  launch.stack = &stack;
+  launch.x0 = static_cast<int>(piece.GetIndex(0));
+  launch.width = width;
+  launch.y0 = static_cast<int>(piece.GetIndex(1));
+  launch.height = height;
+  launch.distanceWeight = true;
+  const int zFirst = static_cast<int>(piece.GetIndex(2)), zEnd = zFirst + static_cast<int>(piece.GetSize(2));
+  for (int z0 = zFirst; z0 < zEnd; z0 += block)
+  {
+    const int slices = std::min(block, zEnd - z0);
+    sum.assign(sliceSums * static_cast<std::size_t>(slices), 0.f);
+    for (int k = 0; k < count; ++k)
+    {
+      launch.matrix = m_Matrices[first + static_cast<std::size_t>(k)].matrix;
+      launch.projection = k;
+      for (int s = 0; s < slices; ++s)
+      {
+        launch.z = static_cast<float>(z0 + s);
+        launch.sum = sum.data() + static_cast<std::size_t>(s) * sliceSums;
+        AccumulateColumns(launch);
+      }
+    }
+    // The batch's sums added to the volume, as the runs along z add theirs.
+    auto index = piece.GetIndex();
+    for (int s = 0; s < slices; ++s)
+    {
+      index[2] = z0 + s;
+      const float * sums = sum.data() + static_cast<std::size_t>(s) * sliceSums;
+      for (int y = 0; y < height; ++y)
+      {
+        index[1] = piece.GetIndex(1) + y;
+        auto * out = output->GetBufferPointer() + output->ComputeOffset(index);
+        for (int x = 0; x < width; ++x)
+          out[x] += static_cast<typename TOutputImage::PixelType>(sums[static_cast<std::size_t>(x) * rows + y]);
+      }
+    }
+  }
 }
 
 template <typename TInputImage, typename TOutputImage>
