@@ -2,11 +2,13 @@
 #define cbctFFTRampImageFilter_h
 
 #include "cbctRampFilterResponse.h"
+#include "cbctRampRowFilter.h"
 
 #include <itkImageToImageFilter.h>
 #include <vnl/algo/vnl_fft_1d.h>
 
 #include <complex>
+#include <memory>
 #include <vector>
 
 namespace cbct
@@ -98,17 +100,22 @@ protected:
   double m_HannCutFrequencyY = 0.;
 
 private:
-  /** Fills `row` (the padded length) with input row `in` of `width` pixels, zero-padded, extended by
-   * the truncation correction, and ramp filters it. */
+  /** Fills `row` (the padded length) with input rows `a` and `b` (null: zeros) of `width` pixels as
+   * its real and imaginary parts, each zero-padded and extended by the truncation correction, and ramp
+   * filters both at once: the response is real and even, so the real part becomes the filtered `a`
+   * and the imaginary part the filtered `b` (one pair of FFTs for two rows). */
   void
-  FilterRow(const typename TInputImage::PixelType * in, itk::SizeValueType width,
-            vnl_vector<std::complex<double>> & row, vnl_fft_1d<double> & fft, int extent) const;
+  FilterRows(const typename TInputImage::PixelType * a, const typename TInputImage::PixelType * b,
+             itk::SizeValueType width, vnl_vector<std::complex<double>> & row, vnl_fft_1d<double> & fft,
+             int extent) const;
   /** The filter with HannCutFrequencyY: whole projections, rows then columns. */
   void
   GenerateDataSmoothingY(const OutputImageRegionType & region);
 
   std::vector<double> m_Response;
   std::vector<double> m_ResponseY;
+  /** The FFTs of power-of-two padded lengths, eight rows at a time (else vnl's, two at a time). */
+  std::unique_ptr<RampRowFilter> m_RowFilter;
 };
 
 } // namespace cbct
