@@ -23,6 +23,10 @@ RegisterProjectors(pybind11::module_ & m, const GeometryOf & geometryOf);
 void
 RegisterIterative(pybind11::module_ & m, const GeometryOf & geometryOf);
 
+/** 4D ROOSTER (fourd_rooster.cxx). */
+void
+RegisterFourDROOSTER(pybind11::module_ & m, const GeometryOf & geometryOf);
+
 /** A Python conebeamct.Geometry holding a C++ geometry (the class is defined in conebeamct.cxx). */
 using MakeGeometry = std::function<pybind11::object(ThreeDCircularProjectionGeometry::Pointer)>;
 

@@ -167,6 +167,12 @@ def _unified_calls(scan, volume, work):
                                                         progress=None, **detector),
         "voxelize_phantom": lambda: cbct.voxelize_phantom(phantom="shepplogan", scale=SCALE, supersampling=2,
                                                           progress=None, **grid),
+        "fourd_rooster": lambda: cbct.fourd_rooster(projections=projections, geometry=geometry,
+                                                    phases=[(k % 4) / 4.0 for k in range(NPROJ)], frames=2,
+                                                    initial=None, iterations=1, cg_iterations=2, tv_iterations=2,
+                                                    gamma_space=0.001, gamma_time=0.001, positivity=True,
+                                                    motion_mask=None, projector="joseph", step=0.0, hardware="cpu",
+                                                    progress=None, **grid)[0],
         "fdk": lambda: cbct.fdk(projections=projections, geometry=geometry, window="hann", cutoff=0.9, hardware="cpu",
                                 progress=None, displaced=True, divisions=2, pad=0.1, hann_cutoff_v=0.8, **grid),
         "preprocess": lambda: cbct.preprocess(

@@ -87,6 +87,7 @@ __all__ = [
     "emission_project",
     "fdk",
     "forward_project",
+    "fourd_rooster",
     "get_number_of_threads",
     "has_cuda",
     "has_cuda_arrays",
@@ -1250,3 +1251,4 @@ def admm_tv(
 from ._projectors import Projector, back_project, forward_project  # noqa: E402
 from ._iterative import cgls, sart, sirt  # noqa: E402
 from . import _iterative  # noqa: E402
+from ._fourd_rooster import fourd_rooster  # noqa: E402
