@@ -27,6 +27,10 @@ RegisterIterative(pybind11::module_ & m, const GeometryOf & geometryOf);
 void
 RegisterFourDROOSTER(pybind11::module_ & m, const GeometryOf & geometryOf);
 
+/** _fourd_fdk: 4D FDK, conebeamct.fourd_fdk's work (fourd.cxx). */
+void
+RegisterFourDFDK(pybind11::module_ & m, const GeometryOf & geometryOf);
+
 /** A Python conebeamct.Geometry holding a C++ geometry (the class is defined in conebeamct.cxx). */
 using MakeGeometry = std::function<pybind11::object(ThreeDCircularProjectionGeometry::Pointer)>;
 

@@ -1001,6 +1001,7 @@ then every projection must be: sid is then the detector's distance from the rota
   cbct::python::RegisterProjectors(m, geometryOf);
   cbct::python::RegisterIterative(m, geometryOf);
   cbct::python::RegisterFourDROOSTER(m, geometryOf);
+  cbct::python::RegisterFourDFDK(m, geometryOf);
   cbct::python::RegisterScan(m, [](Geometry::Pointer geometry) {
     GeometryHandle handle;
     handle.geometry = geometry;

@@ -88,6 +88,7 @@ __all__ = [
     "fdk",
     "forward_project",
     "fourd_rooster",
+    "fourd_fdk",
     "get_number_of_threads",
     "has_cuda",
     "has_cuda_arrays",
@@ -1252,3 +1253,4 @@ from ._projectors import Projector, back_project, forward_project  # noqa: E402
 from ._iterative import cgls, sart, sirt  # noqa: E402
 from . import _iterative  # noqa: E402
 from ._fourd_rooster import fourd_rooster  # noqa: E402
+from ._fourd import fourd_fdk  # noqa: E402

@@ -1,0 +1,160 @@
+"""4D (respiratory-correlated) FDK: :func:`fourd_fdk`, as ``cbct-fourdfdk`` (issue 28)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, List, Literal, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _conebeamct
+from ._conventions import Hardware, Point3, Progress, VolumeShape, VoxelSpacing, WindowName, documented
+
+if TYPE_CHECKING:
+    from . import Geometry, Projections, Volume
+
+GatingShape = Literal["rectangular", "triangular"]
+
+
+def _phases_list(phases: Any, count: int) -> List[float]:
+    """The phases as floats (numpy, lists, a CPU torch tensor, or a CuPy array, copied to the host)."""
+    if hasattr(phases, "get") and not isinstance(phases, (np.ndarray, dict)):
+        phases = phases.get()  # CuPy: to the host
+    if hasattr(phases, "detach"):
+        phases = phases.detach().cpu().numpy()  # torch
+    values = np.asarray(phases, dtype=np.float64)
+    if values.ndim != 1:
+        raise ValueError(f"phases has shape {values.shape}; expected one phase per projection, shape ({count},)")
+    if values.shape[0] != count:
+        raise ValueError(f"phases has {values.shape[0]} values; expected one per projection of geometry ({count})")
+    bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0.0) & (values < 1.0)))
+    if bad.size:
+        raise ValueError(
+            f"phases[{int(bad[0])}] is {values[bad[0]]!r}; expected a finite breathing phase in [0, 1) "
+            f"({bad.size} such values)"
+        )
+    return [float(v) for v in values]
+
+
+@documented
+def fourd_fdk(
+    projections: "Projections",
+    geometry: "Geometry",
+    phases: Union[Sequence[float], np.ndarray, Any],
+    shape: VolumeShape,
+    spacing: VoxelSpacing = 1.0,
+    origin: Optional[Point3] = None,
+    frames: int = 10,
+    gating_window: float = 0.0,
+    gating_shape: GatingShape = "rectangular",
+    window: WindowName = "ramlak",
+    cutoff: float = 1.0,
+    hardware: Hardware = "auto",
+    progress: Progress = None,
+    displaced: bool = True,
+    pad: float = 0.0,
+    hann_cutoff_v: float = 0.0,
+) -> List["Volume"]:
+    """Respiratory-correlated (4D) FDK, as ``cbct-fourdfdk`` does it: one volume per breathing phase,
+    each an FDK of the projections of that phase.
+
+    Frame f of ``frames`` is centred at phase f / frames. By default each projection goes to its
+    nearest frame (a rectangular window of 1/frames of the cycle), so each is backprojected once. A
+    frame's projections come in clusters (one per breathing cycle): each is weighted by its share of
+    the angle among the frame's own projections, so a frame keeps FDK's scale.
+
+    Parameters
+    ----------
+{projections}
+    phases : sequence of float, shape (len(geometry),)
+        The breathing phase of each projection in [0, 1), in projection order (RTK's signal file;
+        numpy, a list, a torch tensor or a CuPy array).
+{grid}
+    frames : int
+        The number of frames (breathing phases), >= 1 (``--frames``).
+    gating_window : float
+        Each frame's window as a fraction of the breathing cycle, in [0, 1]; 0: 1/frames for the
+        rectangular window, 2/frames for the triangular (``--gating-window``).
+    gating_shape : str
+        'rectangular' (weight 1 inside the window) or 'triangular' (1 at the frame's phase, 0 at the
+        window's edge).
+    window : str
+        The ramp filter's window: 'ramlak' (none), 'shepplogan', 'cosine', 'hamming' or 'hann'.
+    cutoff : float
+        The window's cut-off frequency in (0, 1], a fraction of Nyquist.
+    hardware : str
+        'cpu', 'cuda' or 'auto' (CUDA when the build has it and a device is present; the projections
+        are then uploaded once for all frames).
+{progress}
+    displaced : bool
+        Displaced-detector weighting where the detector needs it; False switches it off.
+    pad : float
+        Truncation correction: each row extended by this fraction of the detector width, >= 0.
+    hann_cutoff_v : float
+        A Hann low-pass along v with this cut-off in (0, 1], a fraction of Nyquist; 0: none.
+
+    Returns
+    -------
+    list of Volume
+        One volume per frame (attenuation per mm, array (nz, ny, nx) float32 in (z, y, x) order,
+        spacing and origin (x, y, z) in mm); ``numpy.stack([numpy.asarray(v) for v in frames])`` is
+        the 4D (frame, z, y, x) array. Each ``info`` has the hardware, ``frame``, ``phase``,
+        ``projections_per_frame`` and the stage seconds of the whole run.
+
+    Raises
+    ------
+    ValueError
+        For phases that are not one finite value in [0, 1) per projection (naming the first bad
+        index), projections holding NaN, a bad argument (named), or a frame without projections.
+    ITKError
+        For an error of the C++ library.
+
+    Notes
+    -----
+    The GIL is released while it runs.
+    """
+    from . import Projections, Volume, _as_input, _centred, _check_finite, _check_geometry, _number, _numbers, _sizes
+
+    checked, _ = _as_input(projections, "projections", Projections)
+    _check_finite(checked.array, "projections")
+    _check_geometry(geometry)
+    if checked.array.shape[0] != len(geometry):
+        raise ValueError(
+            f"projections has {checked.array.shape[0]} projections but geometry has {len(geometry)}"
+        )
+    values = _phases_list(phases, len(geometry))
+    count = _sizes(frames, "frames", 1, "an integer number of breathing phases >= 1")[0]
+    zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
+    xyz = zyx[::-1]
+    step = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
+    first = _centred(xyz, step) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+    hann = _number(hann_cutoff_v, "hann_cutoff_v", "a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none", 0.0, 1.0)
+    try:
+        array, info = _conebeamct._fourd_fdk(
+            checked.array,
+            checked.spacing,
+            checked.origin,
+            geometry,
+            values,
+            count,
+            float(gating_window),
+            str(gating_shape),
+            xyz,
+            step,
+            first,
+            str(window),
+            float(cutoff),
+            bool(displaced),
+            str(hardware),
+            float(pad),
+            hann,
+            progress,
+        )
+    except _conebeamct.ITKError as error:
+        if "without projections" in str(error):
+            raise ValueError(str(error)) from None
+        raise
+    result = []
+    for f in range(array.shape[0]):
+        frame_info = dict(info, frame=f, phase=f / count)
+        result.append(Volume(np.ascontiguousarray(array[f]), step, first, info=frame_info))
+    return result
