@@ -28,6 +28,7 @@
 #include <vtkProperty.h>
 #include <vtkRenderWindow.h>
 #include <vtkRenderWindowInteractor.h>
+#include <vtkRenderingOpenGLConfigure.h> // VTK_USE_X, VTK_OPENGL_HAS_EGL, VTK_OPENGL_HAS_OSMESA
 #include <vtkRenderer.h>
 #include <vtkScalarBarActor.h>
 #include <vtkSmartPointer.h>
@@ -509,13 +510,23 @@ View(const Options & o)
       if (!key.empty())
         keys.push_back(key);
   }
-  // Debian's VTK 9.1 has only the X render window (no EGL or OSMesa one is built), so even an
-  // offscreen picture needs an X server.
+  // A VTK built with EGL or OSMesa renders --screenshot without any display. One that renders only
+  // through X (Debian 12's VTK 9.1: VTK_USE_X, neither VTK_OPENGL_HAS_EGL nor VTK_OPENGL_HAS_OSMESA)
+  // needs an X server even offscreen, and an interactive window always needs a display.
+#if defined(VTK_USE_X) && !defined(VTK_OPENGL_HAS_EGL) && !defined(VTK_OPENGL_HAS_OSMESA)
+  constexpr bool screenshotNeedsX = true;
+#else
+  constexpr bool screenshotNeedsX = false;
+#endif
   const char * display = std::getenv("DISPLAY");
-  if (display == nullptr || *display == '\0')
-    throw Error(std::string(o.screenshot.empty() ? "no display" : "--screenshot") +
-                ": this VTK renders through X and DISPLAY is not set (run under xvfb-run for offscreen pictures: "
-                "xvfb-run -a cbct-view ... --screenshot FILE.png; Debian: apt-get install xvfb)");
+  if ((display == nullptr || *display == '\0') && (o.screenshot.empty() || screenshotNeedsX))
+    throw Error(o.screenshot.empty()
+                  ? std::string("no display: DISPLAY is not set (the interactive viewer needs one; --screenshot FILE.png "
+                                "renders a picture") +
+                      (screenshotNeedsX ? ", under xvfb-run -a here)" : " without one)")
+                  : std::string("--screenshot: this VTK renders through X and DISPLAY is not set (run under xvfb-run for "
+                                "offscreen pictures: xvfb-run -a cbct-view ... --screenshot FILE.png; Debian: apt-get "
+                                "install xvfb)"));
 
   if (!o.screenshot.empty())
     CheckOutputsAreNotInputs({ { "--screenshot", o.screenshot } }, { { "--input", o.input, true } });

@@ -12,7 +12,9 @@ and classified with the phantom's own ellipsoids: ventricle (1.00) and brain (1.
 3 mm from any edge. Asserts that the viewer's window is at most 0.5 wide and that the ventricles'
 mean grey is below the brain's by at least 15 grey levels and 3 standard deviations of the brain's
 pixels. The same measure on the full-range window (key b: the 1st to 99.9th percentile, the old
-default) must fail, so that the test can tell the two apart.
+default) must fail, so that the test can tell the two apart. Also: the labels are drawn (yellow
+pixels), keys b,a,plus give 0.8 times the default window, and without DISPLAY cbct-view either
+renders (a VTK with EGL or OSMesa) or says in one line that it needs xvfb-run.
 """
 import math
 import os
@@ -187,6 +189,15 @@ def main(argv):
             failures.append("keys b,a,plus: window %s, expected 0.8 x %s" % (window, default))
         else:
             print("keys b,a,plus: window %s = 0.8 x %s" % (window, default))
+        # Without a display: a picture (a VTK with EGL or OSMesa) or one line saying how (xvfb-run).
+        environment = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+        result = subprocess.run([viewer, "-i", "fdk.mha", "--screenshot", "no-display.png"], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, universal_newlines=True, env=environment)
+        print("without DISPLAY: " + result.stdout.strip())
+        if result.returncode == 0 and not os.path.isfile("no-display.png"):
+            failures.append("without DISPLAY: exit 0 and no picture")
+        elif result.returncode != 0 and not ("DISPLAY is not set" in result.stdout and "xvfb-run" in result.stdout):
+            failures.append("without DISPLAY: exit %d without the message naming DISPLAY and xvfb-run" % result.returncode)
     return report()
 
 
