@@ -1,6 +1,7 @@
 #include "cbctJosephGatherCells.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -25,21 +26,34 @@ SliceCellsAvx2(const JosephGatherSliceLaunch & l)
 {
   const int cellsB = l.nb + 1, cellsC = l.nc + 1;
   std::fill(l.cells, l.cells + static_cast<std::size_t>(cellsB) * cellsC * 4, 0.);
-  int I0 = l.columnHi + 1, I1 = l.columnLo - 1, J0 = l.rowHi + 1, J1 = l.rowLo - 1;
-  for (int rc = -1; rc < l.nc; ++rc)
-    for (int rb = -1; rb < l.nb; ++rb)
-    {
-      float h[3];
-      JosephGatherCentre(*l.plan, l.rs, rb, rc, h);
-      int i0, i1, j0, j1;
-      JosephGatherCandidates(*l.plan, h[0], h[1], h[2], l.columnLo, l.columnHi, l.rowLo, l.rowHi, i0, i1, j0, j1);
-      if (i0 > i1 || j0 > j1)
-        continue;
-      I0 = std::min(I0, i0);
-      I1 = std::max(I1, i1);
-      J0 = std::min(J0, j0);
-      J1 = std::max(J1, j1);
-    }
+  // The union of the cells' candidate boxes: a cell's centre maps to the pixel (h0 / h2, h1 / h2),
+  // linear-fractional in (rb, rc) with h2 > 0 (a non-exhaustive plan), so its extremes over the slice
+  // are at the four corner cells; each cell's box is within halfU, halfV of its centre's pixel. One
+  // pixel more on each side covers the float rounding of the centres (about 1e-6 of a pixel index):
+  // pixels beyond a cell's own box fail its exact test anyway.
+  float uLow = 1e30f, uHigh = -1e30f, vLow = 1e30f, vHigh = -1e30f;
+  for (int corner = 0; corner < 4; ++corner)
+  {
+    float h[3];
+    JosephGatherCentre(*l.plan, l.rs, (corner & 1) ? l.nb - 1 : -1, (corner & 2) ? l.nc - 1 : -1, h);
+    const float u = h[0] / h[2], v = h[1] / h[2];
+    uLow = std::min(uLow, u);
+    uHigh = std::max(uHigh, u);
+    vLow = std::min(vLow, v);
+    vHigh = std::max(vHigh, v);
+  }
+  if (!(uLow == uLow) || !(uHigh == uHigh) || !(vLow == vLow) || !(vHigh == vHigh))
+  {
+    JosephGatherSliceCellsScalar(l);
+    return;
+  }
+  auto clip = [](float x, int lo, int hi) {
+    return x < static_cast<float>(lo) ? lo : (x > static_cast<float>(hi) ? hi : static_cast<int>(x));
+  };
+  const int I0 = clip(std::floor(uLow - l.plan->halfU) - 1.f, l.columnLo, l.columnHi + 1);
+  const int I1 = clip(std::ceil(uHigh + l.plan->halfU) + 1.f, l.columnLo - 1, l.columnHi);
+  const int J0 = clip(std::floor(vLow - l.plan->halfV) - 1.f, l.rowLo, l.rowHi + 1);
+  const int J1 = clip(std::ceil(vHigh + l.plan->halfV) + 1.f, l.rowLo - 1, l.rowHi);
   if (I0 > I1 || J0 > J1)
     return;
   // Cells cb in [fromB - 1, fromB + nb), cc likewise: a sample whose floor is outside is no cell's.
