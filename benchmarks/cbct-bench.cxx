@@ -7,6 +7,8 @@
 // with attenuation and collimator blur: forward and back projection, one OSEM iteration of 8 subsets.
 // --method fourd: 4D FDK (issue 28), 10 frames of 512^3 from 1440 projections of 512^2 over 10 breathing
 // cycles, each projection backprojected once (4x S), timed host to host.
+// --method fourdrooster: one 4D ROOSTER iteration on that problem (RTK's defaults: 4 conjugate
+// gradient steps, 10 TV steps in space and in time, positivity), the data on the device.
 // One JSON line per timed run with every stage's time and backprojection GUPS
 // (voxels x projections / backprojection seconds / 1e9), then one line of medians.
 // "total" is projections in host memory to volume in host memory. --gpus shares the volume among
@@ -19,6 +21,7 @@
 #include "cbctCudaDevice.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctFourDFDKConeBeamReconstructionFilter.h"
+#include "cbctFourDROOSTERConeBeamReconstructionFilter.h"
 #include "cbctIntensityToLineIntegralImageFilter.h"
 #include "cbctLineIntegralToIntensityImageFilter.h"
 #include "cbctEmissionOperator.h"
@@ -30,6 +33,7 @@
 #  include "cbctCudaOSEMConeBeamReconstructionFilter.h"
 #  include "cbctCudaFDKConeBeamReconstructionFilter.h"
 #  include "cbctCudaFourDFDKConeBeamReconstructionFilter.h"
+#  include "cbctCudaFourDROOSTERConeBeamReconstructionFilter.h"
 #  include "cbctCudaSARTConeBeamReconstructionFilter.h"
 #  include "cbctCudaADMMTotalVariationConeBeamReconstructionFilter.h"
 #  include "cbctCudaASDPOCSConeBeamReconstructionFilter.h"
@@ -911,6 +915,85 @@ RunFourD(const std::string & hardware, const std::string & device, unsigned int 
   print("median", Median(samples["total"]), Median(samples["upload"]), Median(samples["weighting"]),
         Median(samples["filtering"]), Median(samples["backprojection"]), Median(samples["download"]));
 }
+/** One 4D ROOSTER iteration (issue 28) on RunFourD()'s problem: 10 frames of 512^3 from 1440
+ * projections of 512^2 over 10 breathing cycles (each projection seen by the two frames around its
+ * phase), RTK's defaults (4 conjugate gradient steps, 10 Chambolle steps of spatial and of temporal
+ * TV, positivity), gammas 1e-4. The filter runs runs + 1 iterations; each iteration's time is taken
+ * between its itk::IterationEvents (the first, which includes the upload of the projections and
+ * frames, untimed). Per iteration: 5 forward and 5 back projections of the 4D model, each two 3D
+ * projections of the whole stack (2 x 1440 views of 512^3). Memory on the GPU some 30 GB. */
+template <typename TFilter>
+void
+RunFourDROOSTER(const std::string & hardware, const std::string & device, unsigned int runs)
+{
+  const Problem s = Lookup("S");
+  const unsigned int count = 1440, frames = 10;
+  const double cycles = 10.;
+  auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
+  std::vector<double> phases(count);
+  for (unsigned int k = 0; k < count; ++k)
+  {
+    geometry->AddProjection(1000., 1500., k * 360. / count);
+    const double x = cycles * k / count;
+    phases[k] = x - std::floor(x);
+  }
+  auto sGeometry = cbct::ThreeDCircularProjectionGeometry::New();
+  for (unsigned int k = 0; k < s.projections; ++k)
+    sGeometry->AddProjection(1000., 1500., k * 360. / s.projections);
+  using Image = itk::Image<float, 3>;
+  using Series = itk::Image<float, 4>;
+  auto sProjections = MakeProjections<Image>(s, sGeometry, 0, s.rows);
+  auto projections = Image::New();
+  projections->SetRegions(Image::RegionType(Image::SizeType{ { s.columns, s.rows, count } }));
+  projections->SetSpacing(sProjections->GetSpacing());
+  projections->SetOrigin(sProjections->GetOrigin());
+  projections->Allocate();
+  const std::size_t slice = static_cast<std::size_t>(s.columns) * s.rows;
+  for (unsigned int k = 0; k < count; ++k) // S's line integrals, each for 4 neighbouring views (RunFourD)
+    std::copy_n(sProjections->GetBufferPointer() + (k * s.projections / count) * slice, slice,
+                projections->GetBufferPointer() + k * slice);
+  auto initial = Series::New();
+  initial->SetRegions(Series::SizeType{ { s.volume, s.volume, s.volume, frames } });
+  Series::SpacingType spacing;
+  spacing.Fill(s.voxelMm);
+  spacing[3] = 1.;
+  initial->SetSpacing(spacing);
+  Series::PointType origin;
+  origin.Fill(-0.5 * (s.volume - 1.) * s.voxelMm);
+  origin[3] = 0.;
+  initial->SetOrigin(origin);
+  initial->Allocate(true);
+  auto rooster = TFilter::New();
+  rooster->SetInput(initial);
+  rooster->SetProjections(projections);
+  rooster->SetGeometry(geometry);
+  rooster->SetPhases(phases);
+  rooster->SetNumberOfIterations(runs + 1);
+  rooster->SetGammaSpace(1e-4);
+  rooster->SetGammaTime(1e-4);
+  std::vector<std::chrono::steady_clock::time_point> ends;
+  rooster->AddObserver(itk::IterationEvent(), [&ends](const itk::EventObject &) { ends.push_back(std::chrono::steady_clock::now()); });
+  const auto start = std::chrono::steady_clock::now();
+  rooster->Update();
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<double> seconds;
+  const auto print = [&](const std::string & run, double iteration) {
+    std::printf("{\"problem\":\"4D\",\"method\":\"fourdrooster\",\"hardware\":\"%s\",\"device\":\"%s\",\"run\":\"%s\","
+                "\"frames\":%u,\"volume\":%u,\"projections\":%u,\"detector\":[%u,%u],\"cycles\":%.0f,\"cgiter\":%u,"
+                "\"tviter\":%u,\"iteration_s\":%.4f,\"peak_rss_gib\":%.2f}\n",
+                hardware.c_str(), device.c_str(), run.c_str(), frames, s.volume, count, s.columns, s.rows, cycles,
+                rooster->GetNumberOfCGIterations(), rooster->GetNumberOfTVIterations(), iteration, PeakResidentGiB());
+    std::fflush(stdout);
+  };
+  for (std::size_t i = 1; i < ends.size(); ++i)
+  {
+    seconds.push_back(std::chrono::duration<double>(ends[i] - ends[i - 1]).count());
+    print(std::to_string(i), seconds.back());
+  }
+  print("median", Median(seconds));
+  std::printf("{\"problem\":\"4D\",\"method\":\"fourdrooster\",\"run\":\"whole\",\"iterations\":%u,\"total_s\":%.4f}\n",
+              runs + 1, total);
+}
 } // namespace
 
 int
@@ -948,8 +1031,8 @@ main(int argc, char * argv[])
                  "emission: problem E (SPECT, 128^3 from 120 views of 128^2, attenuation and collimator blur), forward and "
                  "back projection and one OSEM iteration of 8 subsets; tv: one iteration of ASD-POCS and of ADMM-TV (CUDA; "
                  "with --views 60 for a few-view S); fourd: issue 28's 4D FDK, 10 frames of 512^3 from 1440 x 512^2 over 10 "
-                 "breathing cycles")
-    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv", "fourd" }));
+                 "breathing cycles; fourdrooster: one 4D ROOSTER iteration on that problem (CUDA; the CPU takes hours)")
+    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv", "fourd", "fourdrooster" }));
   CLI11_PARSE(app, argc, argv);
   try
   {
@@ -973,6 +1056,29 @@ main(int argc, char * argv[])
 #if CBCT_USE_CUDA
           using CudaImage = cbct::CudaImage<float, 3>;
           RunFourD<CudaImage, cbct::CudaFourDFDKConeBeamReconstructionFilter<CudaImage>>("cuda", device, runs, setup.pieces);
+#endif
+        }
+        else
+          throw std::runtime_error("--hardware is '" + h + "'; expected cuda or cpu");
+      }
+      return 0;
+    }
+    if (method == "fourdrooster")
+    {
+      // Issue 28's 4D ROOSTER on the 4D FDK problem (RunFourDROOSTER); --problem does not apply.
+      using Series = itk::Image<float, 4>;
+      for (const auto & h : hardware)
+      {
+        if (h == "cpu")
+          RunFourDROOSTER<cbct::FourDROOSTERConeBeamReconstructionFilter<Series>>(
+            "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs);
+        else if (h == "cuda")
+        {
+          std::string device;
+          if (!cbct::CudaDeviceAvailable(&device))
+            throw std::runtime_error("--hardware cuda: " + device);
+#if CBCT_USE_CUDA
+          RunFourDROOSTER<cbct::CudaFourDROOSTERConeBeamReconstructionFilter<Series>>("cuda", device, runs);
 #endif
         }
         else
