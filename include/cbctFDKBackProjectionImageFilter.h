@@ -35,6 +35,12 @@ VoxelToPixelMatrices(const TImage * volume,
  * (see TextureFraction()), which changes a value by at most 1/512 of the difference between
  * neighbouring pixels and lets the CPU and CUDA filters agree to float rounding.
  *
+ * On the CPU the volume is walked in columns of voxels along y where the geometry allows it (a
+ * circular orbit without out-of-plane tilt: AccumulateColumns(), vectorised, each voxel's
+ * coordinates computed from the voxel itself), else in runs of BackProjectionRun voxels along z
+ * stepped as the CUDA kernel steps them (AccumulateVoxelRun()); both sum each batch of
+ * BackProjectionBatch projections before adding it to the volume, and agree to float rounding.
+ *
  * Streaming: a region of the volume asks only for the detector rows and columns its eight corners
  * project onto (plus one pixel for interpolation), for every projection. Throws when no voxel of
  * the whole volume projects onto the detector in any projection (detector too small or misplaced).
