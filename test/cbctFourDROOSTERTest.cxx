@@ -1,4 +1,4 @@
-// 4D ROOSTER on the CPU: it beats gated FDK's per-frame error on a few-projections-per-frame scan of
+// 4D ROOSTER on the CPU: it beats 4D FDK's per-frame error on a few-projections-per-frame scan of
 // a breathing phantom and its frames follow the motion; one frame without regularisation is CGLS; the temporal TV's exact solutions;
 // the motion mask; events and abort; bad input.
 #include "cbctCGLSConeBeamReconstructionFilter.h"
@@ -47,10 +47,10 @@ AllFinite(const SeriesType * series)
 }
 } // namespace
 
-TEST(FourDROOSTER, BeatsGatedFDKPerFrameAndFollowsTheMotion)
+TEST(FourDROOSTER, BeatsFourDFDKPerFrameAndFollowsTheMotion)
 {
   const FourDProblem problem;
-  auto fdk = problem.GatedFDK();
+  auto fdk = problem.FourDFDK();
   auto initial = ZeroSeries(FourDProblem::Voxels, FourDProblem::Spacing, problem.frames);
   auto rooster = MakeROOSTER(problem, initial);
   rooster->Update();
@@ -59,7 +59,7 @@ TEST(FourDROOSTER, BeatsGatedFDKPerFrameAndFollowsTheMotion)
   for (unsigned int f = 0; f < problem.frames; ++f)
   {
     const double maeFDK = problem.FrameMAE(fdk, f), maeROOSTER = problem.FrameMAE(out, f);
-    std::cout << "frame " << f << ": MAE gated FDK " << maeFDK << ", 4D ROOSTER " << maeROOSTER << std::endl;
+    std::cout << "frame " << f << ": MAE 4D FDK " << maeFDK << ", 4D ROOSTER " << maeROOSTER << std::endl;
     EXPECT_LT(maeROOSTER, 0.5 * maeFDK) << "frame " << f;
   }
   // Positivity (on by default).

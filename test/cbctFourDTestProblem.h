@@ -4,6 +4,7 @@
 // The 4D ROOSTER tests' problem: a breathing phantom (a static body with a sphere moving along y)
 // scanned by 90 projections over 360 degrees during 7.3 breathing cycles, and 4D helpers.
 #include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctFourDFDKConeBeamReconstructionFilter.h"
 #include "cbctPhaseSignal.h"
 #include "cbctTestHelpers.h"
 
@@ -142,39 +143,22 @@ struct FourDProblem
     return ProjectPhantom(g, MovingPhantom(0.), Pixels, PixelMm);
   }
 
-  /** Each frame's FDK from the projections nearest to its phase (gated FDK, the 4D FDK of RTK's
-   * rtkfourdfdk without its angular-gap weights), as a 4D image. */
+  /** 4D FDK (FourDFDKConeBeamReconstructionFilter: each projection in its nearest frame, with the
+   * frame's own angular weights), as a 4D image. */
   SeriesType::Pointer
-  GatedFDK() const
+  FourDFDK() const
   {
-    auto series = ZeroSeries(Voxels, Spacing, frames);
-    const std::size_t perProjection = Pixels * Pixels, voxels = Voxels * Voxels * Voxels;
-    for (unsigned int f = 0; f < frames; ++f)
-    {
-      auto g = ThreeDCircularProjectionGeometry::New();
-      std::vector<unsigned int> gated;
-      for (unsigned int k = 0; k < count; ++k)
-        if (PhaseSignal::NearestFrame(phases[k], frames) == f)
-        {
-          gated.push_back(k);
-          g->AddProjection(1000., 1500., angles[k]);
-        }
-      auto stack = ImageType::New();
-      stack->CopyInformation(projections);
-      stack->SetRegions(ImageType::SizeType{ { Pixels, Pixels, static_cast<unsigned int>(gated.size()) } });
-      stack->Allocate();
-      for (std::size_t n = 0; n < gated.size(); ++n)
-        std::copy(projections->GetBufferPointer() + gated[n] * perProjection, projections->GetBufferPointer() + (gated[n] + 1) * perProjection,
-                  stack->GetBufferPointer() + n * perProjection);
-      auto zero = ZeroVolume(Voxels, Spacing);
-      auto fdk = FDKConeBeamReconstructionFilter<ImageType>::New();
-      fdk->SetInput(0, zero->GetOutput());
-      fdk->SetProjections(stack);
-      fdk->SetGeometry(g);
-      fdk->Update();
-      std::copy(fdk->GetOutput()->GetBufferPointer(), fdk->GetOutput()->GetBufferPointer() + voxels, series->GetBufferPointer() + f * voxels);
-    }
-    return series;
+    auto zero = ZeroVolume(Voxels, Spacing);
+    auto fdk = FourDFDKConeBeamReconstructionFilter<ImageType, SeriesType>::New();
+    fdk->SetInput(0, zero->GetOutput());
+    fdk->SetProjections(projections);
+    fdk->SetGeometry(geometry);
+    fdk->SetPhases(phases);
+    fdk->SetNumberOfFrames(frames);
+    fdk->Update();
+    SeriesType::Pointer out = fdk->GetOutput();
+    out->DisconnectPipeline();
+    return out;
   }
 
   /** Mean absolute error of frame f of `series` against its truth over the whole volume (NaN if any
