@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace cbct::apps
@@ -334,6 +335,10 @@ public:
     if (mkdtemp(buffer.data()) == nullptr)
       throw Error("--report " + directory + ": could not make a directory beside it (" + std::strerror(errno) + ")");
     m_Temporary = buffer.data();
+    // mkdtemp() makes it private (0700); the report gets a new directory's usual permissions.
+    const mode_t mask = umask(0);
+    umask(mask);
+    chmod(m_Temporary.c_str(), 0777 & ~mask);
   }
   ~ReportDirectory()
   {

@@ -5,7 +5,7 @@
 // cbct-asdpocs and cbct-admmtv: the same inputs as cbct-fdk (geometry, projections in one file or a
 // series), the volume grid or an initial volume, the number of iterations, the projector (--fp,
 // --step) and the hardware (--hardware cpu or cuda). Each app adds its method's own options (SART:
-// --lambda, --nprojpersubset, --positivity, --bp; OSEM: --nprojpersubset, --bp, and the emission model
+// --lambda, --nprojpersubset, --positivity/--no-positivity, --bp; OSEM: --nprojpersubset, --bp, and the emission model
 // --attenuation, --psf; ASD-POCS, TIGRE's: SART's with --lambda-red, --no-positivity, --alpha,
 // --alpha-red, --ratio, --tviter, --maxl2err, --tv-epsilon; ADMM-TV, RTK's: --alpha, --beta, --CGiter). CGLS and
 // ADMM-TV have no --bp: they need the forward projector's exact adjoint.
@@ -24,6 +24,7 @@
 #include "cbctSARTConeBeamReconstructionFilter.h"
 #include "cbctASDPOCSConeBeamReconstructionFilter.h"
 #include "cbctADMMTotalVariationConeBeamReconstructionFilter.h"
+#include "cbctADMMTotalVariationWeights.h"
 #if CBCT_USE_MPI
 #  include "cbctMPISlabReconstruction.h"
 #  include "cbctMPISlabReduction.h"
@@ -43,6 +44,8 @@
 #include <itkImage.h>
 
 #include <algorithm>
+#include <array>
+#include <iomanip>
 #include <sstream>
 
 namespace cbct::apps
@@ -74,11 +77,11 @@ struct IterativeOptions
   std::string input;
   GridOptions<3> grid;
   PreprocessingOptions preprocessing;
-  long long iterations = 3;
+  long long iterations = 10; // every method's default (docs/guide/choosing-a-method.md)
   double timeLimit = 0.; // seconds; 0: none
   double lambda = 0.3;
   long long projectionsPerSubset = 1;
-  bool positivity = false;
+  bool positivity = false; // SART's --positivity: the default now, kept for RTK's command lines
   // ASD-POCS (TIGRE's names and defaults) and ADMM-TV (RTK's); --alpha's default is the method's.
   double lambdaReduction = 0.99;
   bool noPositivity = false;
@@ -98,6 +101,8 @@ struct IterativeOptions
   int threads = 0;
   bool verbose = false;
   bool fpGiven = false;     // --fp on the command line
+  bool alphaGiven = false;  // ADMM-TV: --alpha on the command line (else chosen by AutomaticADMMWeights())
+  bool betaGiven = false;   // ADMM-TV: --beta on the command line
   EmissionOptions emission; // OSEM: --attenuation, --psf
   std::vector<int> devices; // --gpus, checked by ValidateIterative()
 
@@ -345,6 +350,8 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
   }
   else
     ValidateGrid(o.grid);
+  if (method == IterativeMethod::SART && o.positivity && o.noPositivity)
+    throw Error("--positivity and --no-positivity: give one or the other (positivity is the default)");
   if (o.iterations < 1 || o.iterations > 1000000)
     Bad("--niterations", o.iterations, "an integer >= 1");
   if (!std::isfinite(o.timeLimit) || !(o.timeLimit >= 0.))
@@ -372,9 +379,9 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
   }
   if (method == IterativeMethod::ADMMTV)
   {
-    if (!std::isfinite(o.alpha) || !(o.alpha >= 0.))
+    if (o.alphaGiven && (!std::isfinite(o.alpha) || !(o.alpha >= 0.)))
       Bad("--alpha", o.alpha, "a finite regularisation weight >= 0");
-    if (!std::isfinite(o.beta) || !(o.beta > 0.))
+    if (o.betaGiven && (!std::isfinite(o.beta) || !(o.beta > 0.)))
       Bad("--beta", o.beta, "a finite augmented Lagrangian weight > 0");
     if (o.cgIterations < 1 || o.cgIterations > 100000)
       Bad("--CGiter", o.cgIterations, "an integer >= 1");
@@ -440,7 +447,9 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
     app.add_option("--nprojpersubset", o.projectionsPerSubset,
                    "Projections per subset: 1 is SART, more OS-SART, 0 all of them (SIRT)")
       ->capture_default_str();
-    app.add_flag("--positivity", o.positivity, "Set negative voxels to 0 after each update");
+    app.add_flag("--positivity", o.positivity, "Set negative voxels to 0 after each update (the default; RTK's flag, kept)");
+    app.add_flag("--no-positivity", o.noPositivity, "Keep negative voxels (by default they are set to 0 after each "
+                                                   "update: on few views that halves the error)");
   }
   else if (method == IterativeMethod::OSEM)
   {
@@ -451,7 +460,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   }
   else if (method == IterativeMethod::ASDPOCS)
   {
-    o.lambda = 1.;
+    o.lambda = 0.5; // TIGRE's is 1; 0.5 halves the error of 10 iterations on 30 views (docs/guide/choosing-a-method.md)
     app.add_option("-l,--lambda", o.lambda, "Relaxation factor of the SART passes (> 0)")->capture_default_str();
     app.add_option("--lambda-red", o.lambdaReduction, "Factor on --lambda after each iteration, in (0, 1]")->capture_default_str();
     app.add_option("--nprojpersubset", o.projectionsPerSubset,
@@ -471,15 +480,26 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
                    "0.01 makes the result independent of the hardware's rounding, see README)")
       ->capture_default_str();
   }
-  else if (method == IterativeMethod::ADMMTV)
+  std::array<CLI::Option *, 2> weightOptions{ { nullptr, nullptr } }; // ADMM-TV's --alpha and --beta
+  if (method == IterativeMethod::ADMMTV)
   {
-    o.alpha = 0.1;
-    app.add_option("--alpha", o.alpha, "Weight of the total variation: minimises |Ax - p|^2 + alpha TV(x)")->capture_default_str();
-    app.add_option("--beta", o.beta, "Weight of the augmented Lagrangian's constraint g = grad x (> 0)")->capture_default_str();
+    auto * alpha = app.add_option("--alpha", o.alpha, "Weight of the total variation: minimises |Ax - p|^2 + alpha TV(x) "
+                                                      "(auto: 2 beta x 0.2 mu / s, mu the projections' 99.9th percentile over "
+                                                      "the volume's width, s the voxel size; see docs/guide/choosing-a-method.md)")
+                     ->default_str("auto");
+    auto * beta = app.add_option("--beta", o.beta, "Weight of the augmented Lagrangian's constraint g = grad x (> 0; auto: 0.1 "
+                                                   "x the ratio of A^T A's and D^T D's largest eigenvalues, estimated from the "
+                                                   "views, magnification, detector pixel and voxel sizes)")
+                    ->default_str("auto");
     app.add_option("--CGiter,--cgiter", o.cgIterations, "Conjugate gradient steps per iteration")->capture_default_str();
+    weightOptions = { alpha, beta };
   }
   auto * fp = AddProjectorOptions(app, o.fp, o.step, o.hardware, method == IterativeMethod::OSEM);
-  app.callback([&o, fp] { o.fpGiven = fp->count() > 0; });
+  app.callback([&o, fp, weightOptions] {
+    o.fpGiven = fp->count() > 0;
+    o.alphaGiven = weightOptions[0] != nullptr && weightOptions[0]->count() > 0;
+    o.betaGiven = weightOptions[1] != nullptr && weightOptions[1]->count() > 0;
+  });
   app.add_option("--gpus", o.gpus, "CUDA devices (with --hardware cuda): all, or indices such as 0,1 (default: the "
                                    "first); several share the volume in slabs along y (Joseph's projector only). Under "
                                    "mpirun: each rank takes one of them, by its rank on the machine");
@@ -519,6 +539,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   {
     slicer["--lambda"] = SlicerRange("Iterations", "0.01", "2", "0.05");
     slicer["--positivity"] = SlicerIn("Iterations");
+    slicer["--no-positivity"] = SlicerIn("Iterations");
   }
   if (method == IterativeMethod::ASDPOCS)
   {
@@ -534,8 +555,9 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   }
   if (method == IterativeMethod::ADMMTV)
   {
-    slicer["--alpha"] = SlicerRange("Total variation", "0", "1e6", "0.1");
-    slicer["--beta"] = SlicerRange("Total variation", "0", "1e6", "1");
+    // Not given: chosen from the problem's scales (AutomaticADMMWeights()), so Slicer passes them only when filled in.
+    slicer["--alpha"] = SlicerWhenGiven(SlicerRange("Total variation", "0", "1e6", "0.1"));
+    slicer["--beta"] = SlicerWhenGiven(SlicerRange("Total variation", "0", "1e6", "1"));
     slicer["--CGiter"] = SlicerRange("Total variation", "1", "100", "1");
   }
   if (MethodHasSubsets(method))
@@ -600,7 +622,7 @@ MakeIterativeFilter(const IterativeOptions & o, IterativeMethod method, std::fun
     auto sart = NewIterativeFilter<cbct::SARTConeBeamReconstructionFilter<ImageType>, CudaSART>(o);
     sart->SetLambda(o.lambda);
     sart->SetNumberOfProjectionsPerSubset(static_cast<unsigned int>(o.projectionsPerSubset));
-    sart->SetEnforcePositivity(o.positivity);
+    sart->SetEnforcePositivity(!o.noPositivity); // --positivity is the default
     filter = sart;
   }
   else if (method == IterativeMethod::CGLS)
@@ -669,6 +691,31 @@ MakeIterativeFilter(const IterativeOptions & o, IterativeMethod method, std::fun
   }
 #endif
   return filter;
+}
+
+/** ADMM-TV's --alpha and --beta where not given, from the problem's scales
+ * (cbct::ADMMTotalVariationWeights); said under --verbose and in the output's provenance. */
+inline void
+AutomaticADMMWeights(IterativeOptions & o, const cbct::ThreeDCircularProjectionGeometry * geometry,
+                     const IterativeImage * projections, const IterativeImage * volume, const std::string & name)
+{
+  const auto size = volume->GetLargestPossibleRegion().GetSize();
+  const unsigned long volumeSize[3] = { size[0], size[1], size[2] };
+  const double volumeSpacing[3] = { volume->GetSpacing()[0], volume->GetSpacing()[1], volume->GetSpacing()[2] };
+  const auto weights = cbct::ADMMTotalVariationWeights::Automatic(
+    geometry, projections->GetSpacing()[0], projections->GetSpacing()[1], projections->GetBufferPointer(),
+    projections->GetBufferedRegion().GetNumberOfPixels(), volumeSize, volumeSpacing);
+  if (!o.betaGiven)
+    o.beta = weights.beta;
+  if (!o.alphaGiven) // the threshold alpha / (2 beta) from the scales, for the beta used
+    o.alpha = weights.alpha / weights.beta * o.beta;
+  std::ostringstream text;
+  text << "alpha " << std::setprecision(4) << o.alpha << (o.alphaGiven ? "" : " (auto)") << ", beta " << o.beta
+       << (o.betaGiven ? "" : " (auto)") << ", " << o.cgIterations << " CG steps";
+  SetProvenance("ConeBeamCT_Method", "ADMM-TV (" + text.str() + ")");
+  if (o.verbose)
+    std::cout << name << ": ADMM-TV: " << text.str() << "; A^T A / D^T D scale " << std::setprecision(4)
+              << weights.operatorScale << ", attenuation scale " << weights.attenuationScale << " per mm" << std::endl;
 }
 
 /** The method's name for the output's provenance: SART, OS-SART or SIRT, CGLS, MLEM or OSEM, ASD-POCS,
@@ -756,6 +803,9 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
               << std::endl;
   if (o.verbose && MethodOffersBackProjector(method))
     std::cout << name << ": backprojector: " << DescribeBackProjector(o.bp) << std::endl;
+
+  if (method == IterativeMethod::ADMMTV && (!o.alphaGiven || !o.betaGiven))
+    AutomaticADMMWeights(o, geometry, projections.GetPointer(), initial.GetPointer(), name);
 
   std::function<std::string()> iterationNote;
   auto filter = MakeIterativeFilter(o, method, iterationNote);

@@ -2,7 +2,8 @@
 # Demo: installs what is missing, builds the apps in build/, simulates a cone-beam scan of the
 # Shepp-Logan head, reconstructs it with FDK and measures the error against the phantom.
 # Writes out/geometry.xml, out/projections.mha, out/fdk.mha, out/fdk.png, out/profile.csv (a line through
-# the phantom, reconstruction and truth) and out/profile.png (with matplotlib). Runs from any directory.
+# the phantom, reconstruction and truth), out/profile.png (with matplotlib) and out/report/ (cbct-compare
+# --report: index.html, one self-contained page, and report.png). Runs from any directory.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -28,7 +29,7 @@ cbct_log "slices: axial (x-z, through the ventricles at y = -15 mm), coronal (x-
 
 cbct_log "error against the phantom (2x2x2-supersampled voxels); profile along x at y = -15 mm"
 "$bin/cbct-compare" -i "$out/fdk.mha" --phantom shepplogan --phantom-scale 60 --supersampling 2 \
-  --profile "$out/profile.csv" --profile-y -15
+  --profile "$out/profile.csv" --profile-y -15 --report "$out/report" --window 0.95,1.1
 
 cbct_log "real scan: noisy 16-bit readings (I0 20000, dark 100, Poisson) of a head wider than the detector"
 head=(--phantom shepplogan --phantom-scale 60 --phantom-density 0.02) # attenuation per mm, near water
@@ -56,4 +57,4 @@ fi
 
 cbct_log "$(awk -v s="$start" -v w="$work_start" -v e="$end" \
   'BEGIN { printf "total %.1f s (set-up and build %.1f s, simulate + reconstruct + compare %.1f s)", e - s, w - s, e - w }')"
-cbct_log "wrote $out/fdk.mha, $out/fdk.png, $out/truncated-pad{0,0.5}.png and $out/profile.csv$([ -f "$out/profile.png" ] && echo " and $out/profile.png")"
+cbct_log "wrote $out/fdk.mha, $out/fdk.png, $out/truncated-pad{0,0.5}.png, $out/report/index.html and $out/profile.csv$([ -f "$out/profile.png" ] && echo " and $out/profile.png")"

@@ -3,7 +3,8 @@
 # SID 1000 mm, SDD 1500 mm) reconstructed on 128^3 voxels of 1 mm by OS-SART, CGLS, ASD-POCS and
 # ADMM-TV, each for the same time budget (--time-limit), then the error of each against the
 # 2x2x2-supersampled phantom (central region) and an axial slice of each (out/few-views/*.png).
-# Prints a Markdown table. Environment: BUDGET (seconds per method, default 120), HARDWARE (cpu or
+# Prints a Markdown table, and writes one report of all the methods (cbct-compare --report:
+# out/few-views/report/index.html, a self-contained page with a row per method, and report.png). Environment: BUDGET (seconds per method, default 120), HARDWARE (cpu or
 # cuda, default cpu), NOISE (standard deviation of Gaussian noise added to the line integrals with
 # numpy, default 0: none), VIEWS (default 30), BIN (the apps, default build/bin), OUT.
 # Runs from any directory; builds nothing (scripts/demo.sh or scripts/test.sh build the apps).
@@ -56,3 +57,7 @@ for method in sart cgls asdpocs admmtv; do
   "$bin/cbct-slices" -i "$method.mha" -o "$method.png" --point 0,-15,0 --min 0.95 --max 1.1 --zoom 2 > /dev/null
   echo "| $method | ${options[$method]:-} | $iterations | $mae | $psnr |"
 done
+"$bin/cbct-compare" -i sart.mha cgls.mha asdpocs.mha admmtv.mha --phantom shepplogan --phantom-scale 60 \
+  --supersampling 2 --profile-y -15 --window 0.95,1.1 --report report > report.log
+echo
+echo "report of every method: $out/report/index.html (and report.png)"

@@ -46,6 +46,10 @@ set_tests_properties(apps.tv_end_to_end PROPERTIES TIMEOUT 300)
 add_test(NAME apps.compare_report
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/compare_report.sh ${cbct_bin} ${cbct_app_work}/compare_report)
 set_tests_properties(apps.compare_report PROPERTIES TIMEOUT 120)
+# A newcomer's first command (issue 30): every iterative app's defaults on a few-view scan, bounds on the MAE.
+add_test(NAME apps.first_run_defaults
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/first_run_defaults.sh ${cbct_bin} ${cbct_app_work}/first_run_defaults)
+set_tests_properties(apps.first_run_defaults PROPERTIES TIMEOUT 120)
 # 4D CBCT (issue 28): cbct-simulate --breathing (projections, geometry, the phases file beside).
 add_test(NAME apps.breathing_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/breathing_end_to_end.sh ${cbct_bin} ${cbct_app_work}/breathing_end_to_end)

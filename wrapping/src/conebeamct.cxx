@@ -10,6 +10,7 @@
 // copying (a capsule owns it). The GIL is released while ITK works; a progress callback is called with
 // the GIL held again.
 #include "cbctADMMTotalVariationConeBeamReconstructionFilter.h"
+#include "cbctADMMTotalVariationWeights.h"
 #include "cbctASDPOCSConeBeamReconstructionFilter.h"
 #include "cbctAtomicOutput.h"
 #include "cbctCanonicalGrid.h"
@@ -649,10 +650,31 @@ AdmmTv(const FloatArray & projections, const Triple & projectionSpacing, const T
 #endif
   const std::string used = ChooseHardware(hardware, true);
   auto filter = NewIterative<Cpu, Cuda>(used);
+  // alpha or beta NaN: chosen from the problem's scales, as cbct-admmtv does without --alpha/--beta.
+  if (std::isnan(alpha) || std::isnan(beta))
+  {
+    CheckDimensions(projections, "projections", 3, "3 dimensions (projection, v, u)");
+    const ImageType::Pointer initial = InitialVolume(grid);
+    const auto size = initial->GetLargestPossibleRegion().GetSize();
+    const unsigned long volumeSize[3] = { size[0], size[1], size[2] };
+    const double volumeSpacing[3] = { initial->GetSpacing()[0], initial->GetSpacing()[1], initial->GetSpacing()[2] };
+    const auto weights = cbct::ADMMTotalVariationWeights::Automatic(geometry.geometry, projectionSpacing[0],
+                                                                    projectionSpacing[1], projections.data(),
+                                                                    static_cast<std::size_t>(projections.size()),
+                                                                    volumeSize, volumeSpacing);
+    if (std::isnan(beta))
+      beta = weights.beta;
+    if (std::isnan(alpha))
+      alpha = weights.alpha / weights.beta * beta;
+  }
   filter->SetAlpha(alpha);
   filter->SetBeta(beta);
   filter->SetNumberOfCGIterations(cgIterations);
-  return RunIterative(filter, projections, projectionSpacing, projectionOrigin, geometry, grid, iterations, used, progress);
+  py::tuple result = RunIterative(filter, projections, projectionSpacing, projectionOrigin, geometry, grid, iterations, used, progress);
+  py::dict info = result[1];
+  info["alpha"] = alpha;
+  info["beta"] = beta;
+  return result;
 }
 
 bool

@@ -65,6 +65,29 @@ def test_same_as_apps_bit_for_bit(work, scan):
     assert np.array_equal(volume.array, expected), np.abs(volume.array - expected).max()
 
 
+def test_defaults_same_as_apps(work, scan):
+    """The apps' defaults are the functions' (docs/guide/choosing-a-method.md): ASD-POCS's lambda 0.5,
+    ADMM-TV's alpha and beta chosen from the problem's scales, the same numbers on both sides."""
+    geometry, projections = scan
+    xml, mha = f"{work}/defaults.xml", f"{work}/defaults.mha"
+    _run(_app("cbct-simulate"), "-g", xml, "-o", mha, "--nproj", NPROJ, "--detector-size", DETECTOR,
+         "--detector-spacing", PIXEL, "--phantom-scale", SCALE)
+    grid = ["--dimension", VOXELS, "--spacing", VOXEL, "--hardware", "cpu", "-n", 2]
+    _run(_app("cbct-asdpocs"), "-g", xml, "--projections", mha, "-o", f"{work}/asd-defaults.mha", *grid)
+    expected, _, _ = read_mha(f"{work}/asd-defaults.mha")
+    volume = cbct.asd_pocs(projections, geometry, VOXELS, VOXEL, iterations=2, hardware="cpu")
+    assert np.array_equal(volume.array, expected), np.abs(volume.array - expected).max()
+    result = subprocess.run([_app("cbct-admmtv"), "-g", xml, "--projections", mha, "-o", f"{work}/admm-defaults.mha",
+                             *map(str, grid), "--verbose"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    expected, _, _ = read_mha(f"{work}/admm-defaults.mha")
+    volume = cbct.admm_tv(projections, geometry, VOXELS, VOXEL, iterations=2, hardware="cpu")
+    assert np.array_equal(volume.array, expected), np.abs(volume.array - expected).max()
+    alpha, beta = volume.info["alpha"], volume.info["beta"]
+    assert np.isfinite(alpha) and np.isfinite(beta) and alpha > 0 and beta > 0
+    assert f"alpha {alpha:.4g} (auto), beta {beta:.4g} (auto)" in result.stdout, (alpha, beta, result.stdout)
+
+
 def test_reconstruct_the_phantom(scan):
     geometry, projections = scan
     truth = cbct.voxelize_phantom(VOXELS, VOXEL, scale=SCALE, supersampling=2)

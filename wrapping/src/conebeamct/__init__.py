@@ -801,7 +801,7 @@ def osem(
     shape: Optional[VolumeShape] = None,
     spacing: VoxelSpacing = 1.0,
     origin: Optional[Point3] = None,
-    iterations: int = 3,
+    iterations: int = 10,
     projections_per_subset: int = 0,
     projector: Optional[Literal["joseph", "raycast", "emission"]] = None,
     attenuation: Optional[Volume] = None,
@@ -1078,7 +1078,7 @@ def asd_pocs(
     spacing: VoxelSpacing = 1.0,
     origin: Optional[Point3] = None,
     iterations: int = 10,
-    lambda_: float = 1.0,
+    lambda_: float = 0.5,
     lambda_reduction: float = 0.99,
     projections_per_subset: int = 1,
     positivity: bool = True,
@@ -1093,7 +1093,7 @@ def asd_pocs(
     progress: Progress = None,
 ) -> Volume:
     """ASD-POCS: total-variation-regularised OS-SART for few views, as ``cbct-asdpocs`` (TIGRE's
-    ASD_POCS parameters and defaults; the same bits on the CPU).
+    ASD_POCS parameters and defaults but ``lambda_`` 0.5, TIGRE's 1; the same bits on the CPU).
 
     Each iteration is one OS-SART pass, then ``tv_iterations`` steepest-descent steps on the total
     variation whose step starts at ``alpha`` times the first pass's change (L2) and shrinks by
@@ -1186,15 +1186,15 @@ def admm_tv(
     spacing: VoxelSpacing = 1.0,
     origin: Optional[Point3] = None,
     iterations: int = 10,
-    alpha: float = 0.1,
-    beta: float = 1.0,
+    alpha: Optional[float] = None,
+    beta: Optional[float] = None,
     cg_iterations: int = 5,
     initial: Optional[Volume] = None,
     hardware: Hardware = "auto",
     progress: Progress = None,
 ) -> Volume:
-    """ADMM with total variation, as ``cbct-admmtv`` (RTK's rtkadmmtotalvariation parameters and
-    defaults; the same bits on the CPU).
+    """ADMM with total variation, as ``cbct-admmtv`` (RTK's rtkadmmtotalvariation parameters; the
+    same bits on the CPU).
 
     Minimises ``|A x - p|^2 + alpha TV(x)``: each iteration solves (A^T A + ``beta`` D^T D) x =
     A^T p + ``beta`` D^T (g + d) by ``cg_iterations`` conjugate gradient steps (D the gradient),
@@ -1206,10 +1206,13 @@ def admm_tv(
 {grid}
     iterations : int
         ADMM iterations, >= 1 (``--niterations``).
-    alpha : float
-        The total variation's weight, >= 0.
-    beta : float
-        The augmented Lagrangian's weight, > 0.
+    alpha : float, optional
+        The total variation's weight, >= 0. By default chosen from the problem's scales as
+        ``cbct-admmtv`` does without ``--alpha`` (docs/guide/choosing-a-method.md): 2 beta x 0.2 mu / s,
+        mu the projections' 99.9th percentile over the volume's width, s the voxel size.
+    beta : float, optional
+        The augmented Lagrangian's weight, > 0. By default 0.1 x the ratio of the estimated largest
+        eigenvalues of A^T A and D^T D (from the views, magnification, pixel and voxel sizes).
     cg_iterations : int
         Conjugate gradient steps per iteration, >= 1 (``--CGiter``).
 {initial}
@@ -1222,8 +1225,8 @@ def admm_tv(
     -------
     Volume
         Attenuation per mm, array (nz, ny, nx) float32 in (z, y, x) order, spacing and origin
-        (x, y, z) in mm; ``info`` has ``hardware``, ``iterations`` and ``total_s``. An ``itk.Image`` when
-        the projections were one.
+        (x, y, z) in mm; ``info`` has ``hardware``, ``iterations``, ``total_s``, and ``alpha`` and ``beta``
+        (those used). An ``itk.Image`` when the projections were one.
 
     Notes
     -----
@@ -1238,8 +1241,9 @@ def admm_tv(
         geometry,
         grid,
         n,
-        _number(alpha, "alpha", "a finite regularisation weight >= 0", 0.0),
-        _number(beta, "beta", "a finite augmented Lagrangian weight > 0", 0.0, low_open=True),
+        float("nan") if alpha is None else _number(alpha, "alpha", "a finite regularisation weight >= 0", 0.0),
+        float("nan") if beta is None else _number(beta, "beta", "a finite augmented Lagrangian weight > 0", 0.0,
+                                                  low_open=True),
         _count(cg_iterations, "cg_iterations", "an integer >= 1", 1),
         str(hardware),
         progress,

@@ -118,10 +118,10 @@ def sart(
     spacing: VoxelSpacing = 1.0,
     origin: Optional[Point3] = None,
     initial: Optional[Volume] = None,
-    iterations: int = 3,
+    iterations: int = 10,
     lambda_: float = 0.3,
     projections_per_subset: int = 1,
-    positivity: bool = False,
+    positivity: bool = True,
     projector: ProjectorName = "joseph",
     backprojector: BackprojectorName = "adjoint",
     step: float = 0.0,
@@ -142,7 +142,8 @@ def sart(
     projections_per_subset : int
         Projections in each subset, 0 (all: SIRT) to len(geometry) (``--nprojpersubset``).
     positivity : bool
-        Negative voxels set to 0 after each update.
+        Negative voxels set to 0 after each update (the default, as ``cbct-sart``'s; False is
+        ``--no-positivity``).
     backprojector : str
         'adjoint' (the projector's exact transpose) or 'voxel' (voxel-based, as RTK and TIGRE).
 {models}
@@ -160,9 +161,9 @@ def sirt(
     spacing: VoxelSpacing = 1.0,
     origin: Optional[Point3] = None,
     initial: Optional[Volume] = None,
-    iterations: int = 3,
+    iterations: int = 10,
     lambda_: float = 0.3,
-    positivity: bool = False,
+    positivity: bool = True,
     projector: ProjectorName = "joseph",
     backprojector: BackprojectorName = "adjoint",
     step: float = 0.0,
@@ -180,7 +181,8 @@ def sirt(
     lambda_ : float
         The relaxation factor, finite and > 0 (``--lambda``).
     positivity : bool
-        Negative voxels set to 0 after each update.
+        Negative voxels set to 0 after each update (the default, as ``cbct-sart``'s; False is
+        ``--no-positivity``).
     backprojector : str
         'adjoint' (the projector's exact transpose) or 'voxel' (voxel-based, as RTK and TIGRE).
 {models}
@@ -197,7 +199,7 @@ def cgls(
     spacing: VoxelSpacing = 1.0,
     origin: Optional[Point3] = None,
     initial: Optional[Volume] = None,
-    iterations: int = 3,
+    iterations: int = 10,
     projector: ProjectorName = "joseph",
     step: float = 0.0,
     hardware: DeviceHardware = "cpu",
