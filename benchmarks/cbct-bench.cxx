@@ -825,7 +825,8 @@ RunEmission(const std::string & hardware, const std::string & device, unsigned i
  * warm-up (which page-locks the 4D output once); GUPS counts each projection once. */
 template <typename TImage, typename TFilter>
 void
-RunFourD(const std::string & hardware, const std::string & device, unsigned int runs, unsigned int pieces)
+RunFourD(const std::string & hardware, const std::string & device, unsigned int runs, unsigned int pieces,
+         unsigned int concurrent)
 {
   const Problem s = Lookup("S");
   const unsigned int count = 1440, frames = 10;
@@ -873,6 +874,9 @@ RunFourD(const std::string & hardware, const std::string & device, unsigned int 
   {
     if (pieces > 0)
       fdk->SetMinimumPieces(pieces);
+    if (concurrent > 0)
+      fdk->SetConcurrentFrames(concurrent);
+    concurrent = fdk->GetConcurrentFrames();
   }
   std::map<std::string, std::vector<double>> samples;
   const auto print = [&](const std::string & run, double total, double upload, double weighting, double filtering,
@@ -881,10 +885,11 @@ RunFourD(const std::string & hardware, const std::string & device, unsigned int 
     std::printf("{\"problem\":\"4D\",\"method\":\"fourdfdk\",\"hardware\":\"%s\",\"device\":\"%s\",\"run\":\"%s\","
                 "\"frames\":%u,\"volume\":%u,\"projections\":%u,\"detector\":[%u,%u],\"cycles\":%.0f,\"total_s\":%.4f,"
                 "\"upload_s\":%.4f,\"weighting_s\":%.4f,\"filtering_s\":%.4f,\"backprojection_s\":%.4f,\"download_s\":%.4f,"
-                "\"gups\":%.1f,\"output_gib\":%.2f,\"peak_rss_gib\":%.2f}\n",
+                "\"gups\":%.1f,\"output_gib\":%.2f,\"peak_rss_gib\":%.2f,\"concurrent_frames\":%u}\n",
                 hardware.c_str(), device.c_str(), run.c_str(), frames, s.volume, count, s.columns, s.rows, cycles, total, upload,
                 weighting, filtering, backprojection, download, backprojection > 0. ? updates / backprojection / 1e9 : 0.,
-                static_cast<double>(s.volume) * s.volume * s.volume * frames * sizeof(float) / (1 << 30), PeakResidentGiB());
+                static_cast<double>(s.volume) * s.volume * s.volume * frames * sizeof(float) / (1 << 30), PeakResidentGiB(),
+                concurrent);
     std::fflush(stdout);
   };
   for (unsigned int r = 0; r <= runs; ++r) // run 0 is the untimed warm-up
@@ -1022,6 +1027,9 @@ main(int argc, char * argv[])
   app.add_flag("--keep-device-memory", setup.keepDeviceMemory,
                "CUDA FDK: keep the device buffers, cuFFT plans and streams from one run to the next (KeepDeviceMemory)");
   std::string method = "fdk";
+  unsigned int concurrentFrames = 0;
+  app.add_option("--concurrent-frames", concurrentFrames,
+                 "--method fourd, CUDA: frames reconstructed at once, each by its own pipeline (0: the filter's default, 2)");
   std::string input = "float";
   app.add_option("--input", input, "float: line integrals in host memory (the default); uint16: 16-bit detector "
                                    "readings in host memory, turned into line integrals on the way (FDK only)")
@@ -1047,7 +1055,7 @@ main(int argc, char * argv[])
         using CpuImage = itk::Image<float, 3>;
         if (h == "cpu")
           RunFourD<CpuImage, cbct::FourDFDKConeBeamReconstructionFilter<CpuImage, itk::Image<float, 4>>>(
-            "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs, 0);
+            "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs, 0, 0);
         else if (h == "cuda")
         {
           std::string device;
@@ -1055,7 +1063,8 @@ main(int argc, char * argv[])
             throw std::runtime_error("--hardware cuda: " + device);
 #if CBCT_USE_CUDA
           using CudaImage = cbct::CudaImage<float, 3>;
-          RunFourD<CudaImage, cbct::CudaFourDFDKConeBeamReconstructionFilter<CudaImage>>("cuda", device, runs, setup.pieces);
+          RunFourD<CudaImage, cbct::CudaFourDFDKConeBeamReconstructionFilter<CudaImage>>("cuda", device, runs, setup.pieces,
+                                                                                         concurrentFrames);
 #endif
         }
         else

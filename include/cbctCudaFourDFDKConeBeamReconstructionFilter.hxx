@@ -11,9 +11,51 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 namespace cbct
 {
+
+namespace detail
+{
+/** The 4D FDK's upload: its stream, an event at its start and one after each frame's group. The
+ * destructor waits for the copies (the buffer they fill may be freed next) and frees them. */
+struct FourDUpload
+{
+  explicit FourDUpload(unsigned int frames)
+    : done(frames, nullptr)
+  {
+    CudaCheck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags (4D FDK upload)");
+    CudaCheck(cudaEventCreate(&start), "cudaEventCreate (4D FDK upload)");
+    for (auto & e : done)
+      CudaCheck(cudaEventCreate(&e), "cudaEventCreate (4D FDK upload)");
+  }
+  ~FourDUpload()
+  {
+    if (stream)
+    {
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+    }
+    if (start)
+      cudaEventDestroy(start);
+    for (auto e : done)
+      if (e)
+        cudaEventDestroy(e);
+    cudaGetLastError(); // nothing to report from a release
+  }
+  FourDUpload(const FourDUpload &) = delete;
+  FourDUpload &
+  operator=(const FourDUpload &) = delete;
+
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr;
+  std::vector<cudaEvent_t> done;
+};
+} // namespace detail
 
 template <typename TImage>
 void
@@ -33,7 +75,6 @@ template <typename TImage>
 void
 CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
 {
-  using Clock = std::chrono::steady_clock;
   this->AllocateOutputs();
   OutputImageType * output = this->GetOutput();
   const TImage * volume = this->GetInput(0);
@@ -100,7 +141,6 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   std::vector<std::size_t> groupStart(frames + 1, 0);
   for (unsigned int f = 0; f < frames; ++f)
     groupStart[f + 1] = groupStart[f] + this->m_Frames[f].projections.size();
-  auto upload0 = Clock::now();
   auto * stackManager = projections->GetCudaDataManager();
   const float * source = nullptr;
   cudaMemcpyKind kind = cudaMemcpyHostToDevice;
@@ -116,43 +156,43 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   }
   CudaDeviceBuffer<float> grouped;
   grouped.Reserve(groupStart[frames] * slice, "4D FDK projections grouped by frame");
+  // Frame by frame on a stream of its own, each frame's group marked by an event: frame f waits only
+  // for its own projections, the later groups arrive while it computes. (Declared after `grouped`,
+  // so that it waits for the copies before the buffer is freed, also when an error unwinds.)
+  detail::FourDUpload upload(frames);
+  CudaCheck(cudaEventRecord(upload.start, upload.stream), "cudaEventRecord (4D FDK upload)");
+  for (unsigned int f = 0; f < frames; ++f)
   {
-    cudaStream_t stream = nullptr;
-    CudaCheck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags (4D FDK upload)");
-    cudaError_t status = cudaSuccess;
-    for (unsigned int f = 0; f < frames && status == cudaSuccess; ++f)
+    const auto & list = this->m_Frames[f].projections;
+    // Runs of consecutive projections go in one copy.
+    for (std::size_t i = 0; i < list.size();)
     {
-      const auto & list = this->m_Frames[f].projections;
-      // Runs of consecutive projections go in one copy.
-      for (std::size_t i = 0; i < list.size() && status == cudaSuccess;)
-      {
-        std::size_t j = i + 1;
-        while (j < list.size() && list[j] == list[j - 1] + 1)
-          ++j;
-        status = cudaMemcpyAsync(grouped.Data() + (groupStart[f] + i) * slice, source + list[i] * slice,
-                                 (j - i) * slice * sizeof(float), kind, stream);
-        i = j;
-      }
+      std::size_t j = i + 1;
+      while (j < list.size() && list[j] == list[j - 1] + 1)
+        ++j;
+      CudaCheck(cudaMemcpyAsync(grouped.Data() + (groupStart[f] + i) * slice, source + list[i] * slice,
+                                (j - i) * slice * sizeof(float), kind, upload.stream),
+                "cudaMemcpyAsync (4D FDK projections of frame " + std::to_string(f) + ")", (j - i) * slice * sizeof(float));
+      i = j;
     }
-    const cudaError_t synced = cudaStreamSynchronize(stream);
-    cudaStreamDestroy(stream);
-    CudaCheck(status, "cudaMemcpyAsync (4D FDK projections)", groupStart[frames] * slice * sizeof(float));
-    CudaCheck(synced, "cudaStreamSynchronize (4D FDK projections)");
+    CudaCheck(cudaEventRecord(upload.done[f], upload.stream), "cudaEventRecord (4D FDK upload)");
   }
-  this->m_StageSeconds[3] += std::chrono::duration<double>(Clock::now() - upload0).count();
 
-  // Pieces along y with the detector rows each projects onto (for the whole scan: a superset of
-  // any frame's), as many as memory needs.
+  // Frames run on `workers` pipelines at once, each in its own host thread (frames w, w + workers,
+  // ...): while one frame's last piece goes to the host, another frame computes, so the 512 MB
+  // download of a frame is hidden without cutting it into pieces (whose shared detector rows would be
+  // filtered again). A frame is computed by one pipeline alone, the same way whichever: the result
+  // does not depend on the number of workers.
+  const unsigned int workers = std::max(1u, std::min(m_ConcurrentFrames, frames));
   std::size_t freeBytes = 0, totalBytes = 0;
   CudaMemoryInfo(freeBytes, totalBytes);
-  const std::size_t budget = m_DeviceMemoryBudget > 0 ? m_DeviceMemoryBudget : freeBytes / 10 * 9;
-  const std::size_t frameBytes = voxels * sizeof(float);
-  unsigned int count = m_MinimumPieces > 0 ? m_MinimumPieces
-                                           : (frameBytes > (std::size_t(256) << 20) ? 4u : (frameBytes > (std::size_t(64) << 20) ? 2u : 1u));
-  count = static_cast<unsigned int>(std::min<std::size_t>(count, region.GetSize(1)));
-  const auto planPieces = [&](unsigned int pieces) {
+  const std::size_t budget = (m_DeviceMemoryBudget > 0 ? m_DeviceMemoryBudget : freeBytes / 10 * 9) / workers;
+  // Pieces along y with the detector rows each projects onto (for the whole scan: a superset of any
+  // frame's): one per frame unless asked (MinimumPieces) or memory needs more.
+  const unsigned int firstCount = static_cast<unsigned int>(std::min<std::size_t>(std::max(1u, m_MinimumPieces), region.GetSize(1)));
+  const auto planPieces = [&](unsigned int parts) {
     std::vector<CudaFDKPiece> list;
-    for (const auto & part : SlabSplit::Tapered(region, pieces))
+    for (const auto & part : SlabSplit::Tapered(region, parts))
     {
       CudaFDKPiece piece;
       piece.box = detail::ToBox(part);
@@ -167,68 +207,139 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
     }
     return list;
   };
+  const std::vector<CudaFDKPiece> firstPieces = planPieces(firstCount);
 
-  CudaFDKDevicePipeline pipeline(device);
   std::atomic<bool> abort{ false };
-  std::vector<FDKWeightingProjection> parameters;
-  std::vector<ConeProjection> matrices;
-  CudaFDKTimes sum;
-  for (unsigned int f = 0; f < frames; ++f)
+  std::atomic<unsigned int> framesDone{ 0 }, piecesUsed{ 0 };
+  std::vector<CudaFDKTimes> times(workers);
+  std::vector<std::exception_ptr> errors(workers);
+  const auto work = [&](unsigned int w) {
+    CudaCheck(cudaSetDevice(device), "cudaSetDevice (" + std::to_string(device) + ")");
+    CudaFDKDevicePipeline pipeline(device);
+    CudaFDKProblem mine = problem;
+    std::vector<FDKWeightingProjection> parameters;
+    std::vector<ConeProjection> matrices;
+    unsigned int count = firstCount;
+    std::vector<CudaFDKPiece> pieces = firstPieces;
+    for (unsigned int f = w; f < frames && !abort; f += workers)
+    {
+      const FourDGating::Frame & frame = this->m_Frames[f];
+      parameters.clear();
+      matrices.clear();
+      for (std::size_t i = 0; i < frame.projections.size(); ++i)
+      {
+        const unsigned int k = frame.projections[i];
+        FDKWeightingProjection p = allParameters[k];
+        // FDK's constant with the frame's angular share (FDKWeightProjectionFilter: SID * SDD * share / 2).
+        p.scale = static_cast<float>(geometry->GetSourceToIsocenterDistance(k) * geometry->GetSourceToDetectorDistance(k) * 0.5 *
+                                     frame.weights[i]);
+        parameters.push_back(p);
+        matrices.push_back(allMatrices[k]);
+      }
+      mine.stack = grouped.Data() + groupStart[f] * slice;
+      mine.count = static_cast<unsigned int>(frame.projections.size());
+      mine.parameters = parameters.data();
+      mine.matrices = matrices.data();
+      mine.output = outputHost + f * voxels;
+      // This frame's projections on the device (the later frames' keep coming meanwhile).
+      CudaCheck(cudaEventSynchronize(upload.done[f]), "cudaEventSynchronize (4D FDK projections of frame " + std::to_string(f) + ")");
+      for (;;)
+      {
+        std::size_t maxRows = 1, maxVoxels = 1;
+        for (const auto & p : pieces)
+        {
+          maxRows = std::max<std::size_t>(maxRows, static_cast<std::size_t>(p.rows));
+          maxVoxels = std::max(maxVoxels, p.box.Voxels());
+        }
+        try
+        {
+          const std::size_t needed = CudaFDKDevicePipeline::BytesFor(mine, maxVoxels, maxRows);
+          if (needed > budget)
+            throw itk::MemoryAllocationError(__FILE__, __LINE__,
+                                             "CUDA 4D FDK on device " + std::to_string(device) + " with " +
+                                               std::to_string(pieces.size()) + " pieces per frame and " + std::to_string(workers) +
+                                               " frames at once needs " + FormatBytes(needed) + " per frame besides the " +
+                                               FormatBytes(groupStart[frames] * slice * sizeof(float)) + " of projections; " +
+                                               FormatBytes(budget) + " per frame are left (" + FormatBytes(freeBytes) +
+                                               " were free of " + FormatBytes(totalBytes) + ")",
+                                             ITK_LOCATION);
+          times[w] += pipeline.Run(mine, pieces, abort, [](std::size_t) {});
+          piecesUsed = std::max<unsigned int>(piecesUsed, static_cast<unsigned int>(pieces.size()));
+          break;
+        }
+        catch (const itk::MemoryAllocationError &)
+        {
+          if (count >= region.GetSize(1))
+            throw;
+          count = static_cast<unsigned int>(std::min<std::size_t>(2 * count, region.GetSize(1)));
+          pieces = planPieces(count);
+        }
+      }
+      ++framesDone;
+    }
+  };
+  if (workers == 1)
   {
-    const FourDGating::Frame & frame = this->m_Frames[f];
-    parameters.clear();
-    matrices.clear();
-    for (std::size_t i = 0; i < frame.projections.size(); ++i)
+    try
     {
-      const unsigned int k = frame.projections[i];
-      FDKWeightingProjection p = allParameters[k];
-      // FDK's constant with the frame's angular share (FDKWeightProjectionFilter: SID * SDD * share / 2).
-      p.scale = static_cast<float>(geometry->GetSourceToIsocenterDistance(k) * geometry->GetSourceToDetectorDistance(k) * 0.5 *
-                                   frame.weights[i]);
-      parameters.push_back(p);
-      matrices.push_back(allMatrices[k]);
+      work(0);
     }
-    problem.stack = grouped.Data() + groupStart[f] * slice;
-    problem.count = static_cast<unsigned int>(frame.projections.size());
-    problem.parameters = parameters.data();
-    problem.matrices = matrices.data();
-    problem.output = outputHost + f * voxels;
-    for (;;)
+    catch (...)
     {
-      const std::vector<CudaFDKPiece> pieces = planPieces(count);
-      std::size_t maxRows = 1, maxVoxels = 1;
-      for (const auto & p : pieces)
-      {
-        maxRows = std::max<std::size_t>(maxRows, static_cast<std::size_t>(p.rows));
-        maxVoxels = std::max(maxVoxels, p.box.Voxels());
-      }
-      try
-      {
-        const std::size_t needed = CudaFDKDevicePipeline::BytesFor(problem, maxVoxels, maxRows);
-        if (needed > budget + pipeline.GetHeldBytes())
-          throw itk::MemoryAllocationError(__FILE__, __LINE__,
-                                           "CUDA 4D FDK on device " + std::to_string(device) + " with " + std::to_string(pieces.size()) +
-                                             " pieces per frame needs " + FormatBytes(needed) + " besides the " +
-                                             FormatBytes(groupStart[frames] * slice * sizeof(float)) + " of projections; " +
-                                             FormatBytes(budget) + " are left (" + FormatBytes(freeBytes) + " were free of " +
-                                             FormatBytes(totalBytes) + ")",
-                                           ITK_LOCATION);
-        m_NumberOfPieces = static_cast<unsigned int>(pieces.size());
-        sum += pipeline.Run(problem, pieces, abort, [](std::size_t) {});
-        break;
-      }
-      catch (const itk::MemoryAllocationError &)
-      {
-        if (count >= region.GetSize(1))
-          throw;
-        count = static_cast<unsigned int>(std::min<std::size_t>(2 * count, region.GetSize(1)));
-      }
+      errors[0] = std::current_exception();
     }
-    this->UpdateProgress(static_cast<float>(f + 1) / frames);
-    if (this->GetAbortGenerateData())
-      break;
   }
+  else
+  {
+    // One thread per pipeline; progress and abort from this thread (ITK's observers run here).
+    std::mutex mutex;
+    std::condition_variable changed;
+    unsigned int running = workers;
+    std::vector<std::thread> threads;
+    for (unsigned int w = 0; w < workers; ++w)
+      threads.emplace_back([&, w]() {
+        try
+        {
+          work(w);
+        }
+        catch (...)
+        {
+          errors[w] = std::current_exception();
+          abort = true; // the other workers stop at their next frame
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        --running;
+        changed.notify_all();
+      });
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      while (running > 0)
+      {
+        changed.wait_for(lock, std::chrono::milliseconds(100));
+        lock.unlock();
+        this->UpdateProgress(static_cast<float>(framesDone) / frames);
+        if (this->GetAbortGenerateData())
+          abort = true;
+        lock.lock();
+      }
+    }
+    for (auto & t : threads)
+      t.join();
+  }
+  for (const auto & e : errors)
+    if (e)
+      std::rethrow_exception(e);
+  m_NumberOfPieces = piecesUsed;
+  this->UpdateProgress(1.f);
+  CudaFDKTimes sum;
+  for (const auto & t : times)
+    sum += t;
   output->GetCudaDataManager()->MarkHostModified();
+  // The upload's own span (GPU time, overlapped with the first frames' work).
+  float uploadMs = 0.f;
+  CudaCheck(cudaEventSynchronize(upload.done[frames - 1]), "cudaEventSynchronize (4D FDK upload)");
+  CudaCheck(cudaEventElapsedTime(&uploadMs, upload.start, upload.done[frames - 1]), "cudaEventElapsedTime (4D FDK upload)");
+  this->m_StageSeconds[3] += 1e-3 * uploadMs;
   this->m_StageSeconds[3] += sum.upload;
   this->m_StageSeconds[0] += sum.weighting;
   this->m_StageSeconds[1] += sum.filtering;

@@ -1,6 +1,7 @@
 // 4D FDK on the GPU against the CPU filter (DESIGN.md: relative difference <= 1e-4), for the
 // default nearest-frame gating, a triangular window that shares projections between frames, pieces
-// forced small, a non-constant initial volume and projections already on the device.
+// forced small, a non-constant initial volume, projections already on the device, and 1, 2 (the default)
+// or 3 frames reconstructed at once.
 #include "cbctCudaDevice.h"
 #include "cbctCudaFourDFDKConeBeamReconstructionFilter.h"
 #include "cbctFourDFDKTestData.h"
@@ -42,6 +43,7 @@ struct Options
   unsigned int pieces = 0;
   bool initialFromHost = false;
   bool projectionsOnDevice = false;
+  unsigned int concurrent = 2; ///< frames at once (the default)
 };
 
 /** Relative L2 difference between two 4D buffers; NaN if either has a NaN. */
@@ -125,6 +127,7 @@ protected:
     gpu->SetGatingWindow(options.window);
     gpu->SetWindowShape(options.shape);
     gpu->SetMinimumPieces(options.pieces);
+    gpu->SetConcurrentFrames(options.concurrent);
     gpu->Update();
     if (options.pieces > 0)
       EXPECT_EQ(gpu->GetNumberOfPieces(), options.pieces);
@@ -163,5 +166,13 @@ TEST_F(CudaFourDFDK, SmallPiecesHostInitialAndDeviceProjectionsEqualCpu)
   options.initialFromHost = true;
   options.projectionsOnDevice = true;
   options.window = 0.4;
+  options.concurrent = 3; // 4 frames on 3 workers: one takes two
+  Compare(options);
+}
+
+TEST_F(CudaFourDFDK, FrameAfterFrameEqualsCpu)
+{
+  Options options;
+  options.concurrent = 1;
   Compare(options);
 }
