@@ -253,7 +253,7 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
         }
         try
         {
-          const std::size_t needed = CudaFDKDevicePipeline::BytesFor(mine, maxVoxels, maxRows);
+          const std::size_t needed = CudaFDKDevicePipeline::BytesFor(mine, maxVoxels, maxRows, pieces.size());
           if (needed > budget)
             throw itk::MemoryAllocationError(__FILE__, __LINE__,
                                              "CUDA 4D FDK on device " + std::to_string(device) + " with " +
