@@ -49,6 +49,27 @@ assert fourd == b"".join(frames)
 assert frames[0] != frames[2]
 PY
 
+echo "== --hardware cuda equals the CPU (relative L2 <= 1e-4) where a device is present"
+if "$bin/cbct-fourdfdk" -g geometry.xml --projections scan.mha --signal scan_phases.txt --frames 4 "${grid[@]}" \
+  -o fourd-cuda.mha --hardware cuda 2>cuda.err; then
+  python3 - <<'PY' || fail "CUDA and CPU 4D FDK differ"
+import struct
+def floats(path):
+    data = open(path, "rb").read()
+    start = data.index(b"ElementDataFile = LOCAL\n") + len(b"ElementDataFile = LOCAL\n")
+    return struct.unpack("<%df" % ((len(data) - start) // 4), data[start:])
+cpu, gpu = floats("fourd.mha"), floats("fourd-cuda.mha")
+assert len(cpu) == len(gpu) == 24 ** 3 * 4
+d2 = sum((a - b) ** 2 for a, b in zip(gpu, cpu))
+n2 = sum(b * b for b in cpu)
+print("CUDA vs CPU relative difference", (d2 / n2) ** 0.5)
+assert n2 > 0 and d2 <= 1e-8 * n2
+PY
+else
+  grep -q -- "--hardware cuda: \(no CUDA device\|this build has no CUDA\)" cuda.err || fail "--hardware cuda: $(cat cuda.err)"
+  echo "no CUDA device here: $(cat cuda.err)"
+fi
+
 echo "== a triangular window shares projections between neighbouring frames"
 "$bin/cbct-fourdfdk" -g geometry.xml --projections scan.mha --signal scan_phases.txt --fourdframes 4 "${grid[@]}" \
   -o tri.mha --gating-shape triangular --hardware cpu --verbose | tee tri.log
