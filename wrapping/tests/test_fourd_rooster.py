@@ -117,6 +117,8 @@ def test_cuda_matches_cpu(scan):
         (dict(motion_mask=np.ones((4, 4, 4))), "motion_mask has shape"),
         (dict(hardware="gpu"), "hardware is 'gpu'"),
         (dict(shape=None), "shape is None"),
+        (dict(initial=np.zeros((3, VOXELS, VOXELS, VOXELS), np.float32), shape=None), r"frames is 2; expected the number of initial frames \(3\)"),
+        (dict(initial=np.zeros((2, VOXELS, VOXELS), np.float32), shape=None), "initial has shape"),
     ],
 )
 def test_bad_arguments(scan, change, message):

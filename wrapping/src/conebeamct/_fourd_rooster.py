@@ -60,7 +60,7 @@ def fourd_rooster(
     shape: Optional[VolumeShape] = None,
     spacing: VoxelSpacing = 1.0,
     origin: Optional[Point3] = None,
-    frames: int = 10,
+    frames: Optional[int] = None,
     initial: Optional[Union[Sequence["Volume"], np.ndarray, Any]] = None,
     iterations: int = 5,
     cg_iterations: int = 4,
@@ -91,8 +91,9 @@ def fourd_rooster(
         The breathing phase of each projection in [0, 1), in projection order (RTK's signal file;
         numpy, a list, a torch tensor or a CuPy array).
 {grid}
-    frames : int
-        The number of frames (breathing phases), >= 1 (``--frames``); with ``initial`` its count.
+    frames : int, optional
+        The number of frames (breathing phases), >= 1 (``--frames``); default 10, or the number of
+        ``initial`` frames (another number with ``initial`` is a ValueError).
     initial : list of Volume, or array (frame, z, y, x), optional
         The frames to start from: the volumes of :func:`fourd_fdk` or of a previous call (their grid
         is then the result's; give them without ``shape`` and ``origin``), or a 4D float array
@@ -149,7 +150,7 @@ def fourd_rooster(
     if checked.array.shape[0] != len(geometry):
         raise ValueError(f"projections has {checked.array.shape[0]} projections but geometry has {len(geometry)}")
     values = _phases(phases, len(geometry))
-    count = _count(frames, "frames", 1)
+    count = 10 if frames is None else _count(frames, "frames", 1)
     step_mm = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
     if initial is not None and not hasattr(initial, "shape") and len(initial) and isinstance(initial[0], Volume):
         if shape is not None or origin is not None:
@@ -160,20 +161,22 @@ def fourd_rooster(
             raise ValueError("initial: the frames are not all on one grid")
         step_mm, first = first_frame.spacing, first_frame.origin
         start = np.ascontiguousarray(np.stack([np.asarray(v.array, np.float32) for v in initial]))
-        if frames != 10 and frames != start.shape[0]:
-            raise ValueError(f"frames is {frames!r}; expected the number of initial frames ({start.shape[0]})")
     else:
         if initial is not None:
             start = np.ascontiguousarray(_host(initial), dtype=np.float32)
             if start.ndim != 4:
                 raise ValueError(f"initial has shape {start.shape}; expected (frame, z, y, x)")
             zyx = start.shape[1:]
+            if min(start.shape) < 1:
+                raise ValueError(f"initial has shape {start.shape}; expected no empty axis")
         elif shape is None:
             raise ValueError("shape is None; expected N or (nz, ny, nx) voxels (or initial frames)")
         else:
             zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
             start = np.zeros((count,) + tuple(zyx), np.float32)
         first = _centred(tuple(zyx)[::-1], step_mm) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+    if frames is not None and count != start.shape[0]:
+        raise ValueError(f"frames is {frames!r}; expected the number of initial frames ({start.shape[0]}), or None")
     if not np.all(np.isfinite(start)):
         raise ValueError("initial holds non-finite values; expected finite attenuation values")
     mask = None
