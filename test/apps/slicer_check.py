@@ -478,6 +478,10 @@ CASES = {
     "cbct-compare": {"inputs": {"input": "@v"}, "check": "compare", "progress": True},
     "cbct-slices": {"inputs": {"input": "@v"}, "outputs": {"output": ".png"}, "check": "slices"},
     "cbct-view": {"inputs": {"input": "@v"}, "outputs": {"screenshot": ".png"}, "check": "view", "display": True},
+    # The small case does not breathe: the second harmonic of its rotation stands in for the cycles.
+    "cbct-signal": {"inputs": {"geometry": "@g", "projections": "@p"},
+                    "outputs": {"output": ".txt", "shroud": ".nrrd", "signalOutput": ".txt"},
+                    "values": {"slowHarmonics": "0", "minRegularity": "0"}},
 }
 # Mean absolute error per voxel against the phantom, inside the central region (cbct-compare's
 # centralMAE) that each reconstruction of the small case must stay below (FDK's is about 0.08).
