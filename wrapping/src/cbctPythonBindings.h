@@ -31,6 +31,10 @@ RegisterFourDROOSTER(pybind11::module_ & m, const GeometryOf & geometryOf);
 void
 RegisterFourDFDK(pybind11::module_ & m, const GeometryOf & geometryOf);
 
+/** _breathing_signal: conebeamct.breathing_signal's work (signal.cxx). */
+void
+RegisterBreathingSignal(pybind11::module_ & m);
+
 /** A Python conebeamct.Geometry holding a C++ geometry (the class is defined in conebeamct.cxx). */
 using MakeGeometry = std::function<pybind11::object(ThreeDCircularProjectionGeometry::Pointer)>;
 

@@ -1024,6 +1024,7 @@ then every projection must be: sid is then the detector's distance from the rota
   cbct::python::RegisterIterative(m, geometryOf);
   cbct::python::RegisterFourDROOSTER(m, geometryOf);
   cbct::python::RegisterFourDFDK(m, geometryOf);
+  cbct::python::RegisterBreathingSignal(m);
   cbct::python::RegisterScan(m, [](Geometry::Pointer geometry) {
     GeometryHandle handle;
     handle.geometry = geometry;

@@ -162,6 +162,11 @@ def _unified_calls(scan, volume, work):
     A = cbct.Projector(geometry=geometry, shape=VOXELS, detector_size=(U, V), spacing=VOXEL, detector_spacing=PIXEL,
                        origin=None, detector_origin=None, projector="joseph", backprojector="adjoint", step=0.0,
                        hardware="cpu", device=0)
+    # 48 projections of an edge breathing 6 cycles (conebeamct.breathing_signal).
+    edge = -4.0 + 8.0 * np.sin(np.pi * np.mod(6.0 * np.arange(48) / 48, 1.0)) ** 2
+    rows = (np.arange(V) - (V - 1) / 2) * PIXEL
+    breathing = cbct.Projections(np.repeat((rows[None, :] < edge[:, None]).astype(np.float32)[:, :, None], U, axis=2),
+                                 (PIXEL, PIXEL, 1.0), (-(U - 1) / 2 * PIXEL, -(V - 1) / 2 * PIXEL, 0.0))
     return {
         "project_phantom": lambda: cbct.project_phantom(geometry=geometry, phantom="shepplogan", scale=SCALE,
                                                         progress=None, **detector),
@@ -177,6 +182,9 @@ def _unified_calls(scan, volume, work):
                                                     gamma_space=0.001, gamma_time=0.001, positivity=True,
                                                     motion_mask=None, projector="joseph", step=0.0, hardware="cpu",
                                                     progress=None, **grid)[0],
+        "breathing_signal": lambda: cbct.breathing_signal(projections=breathing, sigma=1.0, edges="below",
+                                                          method="principal", slow_harmonics=2, max_step=2,
+                                                          phase_zero="minima", period=0.0, min_regularity=0.5)[0],
         "fdk": lambda: cbct.fdk(projections=projections, geometry=geometry, window="hann", cutoff=0.9, hardware="cpu",
                                 progress=None, displaced=True, divisions=2, pad=0.1, hann_cutoff_v=0.8, **grid),
         "preprocess": lambda: cbct.preprocess(

@@ -82,6 +82,7 @@ __all__ = [
     "Projections",
     "Volume",
     "back_project",
+    "breathing_signal",
     "cgls",
     "cuda_device",
     "emission_project",
@@ -1258,3 +1259,4 @@ from ._iterative import cgls, sart, sirt  # noqa: E402
 from . import _iterative  # noqa: E402
 from ._fourd_rooster import fourd_rooster  # noqa: E402
 from ._fourd import fourd_fdk  # noqa: E402
+from ._signal import breathing_signal  # noqa: E402
