@@ -66,7 +66,17 @@ ProjectionFiles(const TOptions & o)
   names->SetRegularExpression(o.regexp);
   names->SetSubMatch(static_cast<unsigned int>(o.subMatch));
   names->SetNumericSort(o.numericSort);
-  const std::vector<std::string> files = names->GetFileNames();
+  std::vector<std::string> files;
+  try
+  {
+    files = names->GetFileNames();
+  }
+  catch (const std::logic_error &) // ITK's numeric sort converts each name's sub-match with std::stod
+  {
+    Bad("--submatch", o.subMatch,
+        "with --nsort, a group of --regexp that is a number in every matching file name (e.g. --regexp "
+        "'proj_([0-9]+)\\.tif$' --submatch 1; sub-match 0 is the whole name)");
+  }
   if (files.empty())
     Bad("--regexp", Quoted(o.regexp), "a regular expression matching files in --path " + o.path + " (none matched)");
   return files;

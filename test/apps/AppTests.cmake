@@ -159,6 +159,8 @@ cbct_bad_input_test(fdk_missing_projections cbct-fdk "--projections is 'nothing.
   -g g10.xml --projections nothing.mha -o out.mha)
 cbct_bad_input_test(fdk_no_matching_files cbct-fdk "--regexp is 'nothing_.*'. expected a regular expression matching files in --path . \\(none matched\\)"
   -g g10.xml --path . --regexp "nothing_.*" -o out.mha)
+cbct_bad_input_test(fdk_numeric_sort_on_text cbct-fdk "--submatch is 0. expected with --nsort, a group of --regexp that is a number in every matching file name"
+  -g g10.xml --path . --regexp "^p1[02][.]mha$" --nsort -o out.mha)
 cbct_bad_input_test(fdk_window cbct-fdk "--window is 'gaussian'. expected one of ramlak, shepplogan, cosine, hamming, hann"
   ${recon_inputs} --window gaussian)
 cbct_bad_input_test(fdk_cutoff cbct-fdk "--cutoff is 2. expected a fraction of the Nyquist frequency in \\(0, 1\\]"
