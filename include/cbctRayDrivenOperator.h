@@ -21,7 +21,7 @@ namespace cbct
  * a pixel's ray samples (JosephProjector, RayCastProjector). Volumes and projection stacks are
  * whole, contiguous float buffers laid out as the images given to the constructor (the volume is
  * not streamed: iterative methods need all of it). Work is spread over ITK's thread pool: Forward()
- * by projection, Back() by projection into one partial volume per work unit, summed in a fixed
+ * by detector row, Back() by projection into one partial volume per work unit, summed in a fixed
  * order so results do not depend on scheduling.
  * \ingroup ConeBeamCT
  */
@@ -56,21 +56,25 @@ public:
   void
   Forward(const float * volume, float * projections, const std::vector<unsigned int> & subset, bool add) const override
   {
+    // Row by row over the pool, not projection by projection: a SART subset is one projection.
+    std::vector<TProjector> rays;
+    rays.reserve(subset.size());
+    for (unsigned int k : subset)
+      rays.push_back(m_MakeProjector(k));
     itk::MultiThreaderBase::New()->ParallelizeArray(
-      0, subset.size(),
-      [&](itk::SizeValueType n) {
-        const unsigned int k = subset[n];
-        const TProjector ray = m_MakeProjector(k);
-        float * out = projections + static_cast<std::size_t>(k) * PixelsPerProjection();
-        for (std::size_t j = 0; j < m_Rows; ++j)
-          for (std::size_t i = 0; i < m_Columns; ++i)
-          {
-            double sum = 0.;
-            ray.Visit(static_cast<double>(m_First[0] + static_cast<long>(i)), static_cast<double>(m_First[1] + static_cast<long>(j)),
-                      [&](long long offset, double w) { sum += w * volume[offset]; });
-            float & p = out[j * m_Columns + i];
-            p = static_cast<float>(add ? p + sum : sum);
-          }
+      0, subset.size() * m_Rows,
+      [&](itk::SizeValueType unit) {
+        const std::size_t n = unit / m_Rows, j = unit % m_Rows;
+        const TProjector & ray = rays[n];
+        float * out = projections + static_cast<std::size_t>(subset[n]) * PixelsPerProjection() + j * m_Columns;
+        for (std::size_t i = 0; i < m_Columns; ++i)
+        {
+          double sum = 0.;
+          ray.Visit(static_cast<double>(m_First[0] + static_cast<long>(i)), static_cast<double>(m_First[1] + static_cast<long>(j)),
+                    [&](long long offset, double w) { sum += w * volume[offset]; });
+          float & p = out[i];
+          p = static_cast<float>(add ? p + sum : sum);
+        }
       },
       nullptr);
   }
