@@ -6,6 +6,7 @@
 #include "cbctConstantImageSource.h"
 #include "cbctDetectorAxisCheck.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctFDKFilterOptions.h"
 #include "cbctGridOptions.h"
 #include "cbctPreprocessingOptions.h"
 #include "cbctProjectionFiles.h"
@@ -36,7 +37,7 @@ namespace
 {
 using namespace cbct::apps;
 
-struct Options
+struct Options : FDKFilterOptions // the ramp and weighting options, shared with cbct-fourdfdk
 {
   // As given on the command line.
   std::string geometry;
@@ -52,14 +53,6 @@ struct Options
   std::string output;
   GridOptions<3> grid;
   PreprocessingOptions preprocessing;
-  std::string window = "ramlak";
-  double cutOff = 1.;
-  double hann = 0.;
-  double pad = 0.;
-  double hannY = 0.;
-  const CLI::Option * windowOption = nullptr;
-  const CLI::Option * cutOffOption = nullptr;
-  bool noDisplaced = false;
   long long divisions = 1;
   std::string hardware = "auto";
   std::string gpus;
@@ -71,7 +64,6 @@ struct Options
   std::vector<double> projectionSpacing; // empty: keep the files'
   std::vector<double> projectionOrigin;  // empty: keep the files'
   std::vector<double> nonFiniteReplacement; // empty: non-finite values are an error
-  cbct::RampWindow rampWindow = cbct::RampWindow::RamLak;
 };
 
 /** Checks every option before any file is read; fills the parsed fields. */
@@ -83,30 +75,7 @@ Validate(Options & o)
   ValidatePreprocessingOptions(o.preprocessing);
   CheckImageOutput("--output", o.output);
   ValidateGrid(o.grid);
-  try
-  {
-    o.rampWindow = cbct::ParseRampWindow(o.window);
-  }
-  catch (const itk::ExceptionObject &)
-  {
-    Bad("--window", Quoted(o.window), "one of ramlak, shepplogan, cosine, hamming, hann");
-  }
-  if (!std::isfinite(o.cutOff) || !(o.cutOff > 0.) || o.cutOff > 1.)
-    Bad("--cutoff", o.cutOff, "a fraction of the Nyquist frequency in (0, 1]");
-  // RTK's --hann C is the Hann window with cut-off C (0: none).
-  if (!(o.hann >= 0. && o.hann <= 1.))
-    Bad("--hann", o.hann, "a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none");
-  if (o.hann > 0.)
-  {
-    if (o.windowOption->count() + o.cutOffOption->count() > 0)
-      throw Error("--hann and --window/--cutoff: --hann C is --window hann --cutoff C; give one or the other");
-    o.rampWindow = cbct::RampWindow::Hann;
-    o.cutOff = o.hann;
-  }
-  if (!std::isfinite(o.pad) || o.pad < 0.)
-    Bad("--pad", o.pad, "a fraction of the detector width >= 0 (0: no truncation correction)");
-  if (!(o.hannY >= 0. && o.hannY <= 1.))
-    Bad("--hannY", o.hannY, "a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none");
+  ValidateFDKFilterOptions(o);
   if (o.divisions < 1 || o.divisions > 100000)
     Bad("--divisions", o.divisions, "an integer >= 1");
   if (o.hardware != "cpu" && o.hardware != "cuda" && o.hardware != "auto")
@@ -226,11 +195,7 @@ Reconstruct(Options & o)
   fdk->SetInput(0, grid->GetOutput());
   fdk->SetProjections(projections);
   fdk->SetGeometry(geometry);
-  fdk->GetRampFilter()->SetWindow(o.rampWindow);
-  fdk->GetRampFilter()->SetCutOff(o.cutOff);
-  fdk->GetRampFilter()->SetTruncationCorrection(o.pad);
-  fdk->GetRampFilter()->SetHannCutFrequencyY(o.hannY);
-  fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(!o.noDisplaced);
+  ApplyFDKFilterOptions(fdk.GetPointer(), o);
   SetDevices(fdk.GetPointer(), o.devices);
   try
   {
@@ -327,11 +292,7 @@ ReconstructSlab(Options & o, const AppRanks & ranks)
     fdk->SetInput(0, grid->GetOutput());
     fdk->SetProjections(information);
     fdk->SetGeometry(geometry);
-    fdk->GetRampFilter()->SetWindow(o.rampWindow);
-    fdk->GetRampFilter()->SetCutOff(o.cutOff);
-    fdk->GetRampFilter()->SetTruncationCorrection(o.pad);
-    fdk->GetRampFilter()->SetHannCutFrequencyY(o.hannY); // whole projections: every rank reads every row
-    fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(!o.noDisplaced);
+    ApplyFDKFilterOptions(fdk.GetPointer(), o); // whole projections: every rank reads every row
     // One GPU per rank on each machine: --gpus's devices (or all), by the rank's place there.
     std::vector<int> devices = o.devices.empty() && o.hardware != "cpu" ? ParseGpusIfAny() : o.devices;
     if (!devices.empty())

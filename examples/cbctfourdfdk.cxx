@@ -4,6 +4,7 @@
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
 #include "cbctDetectorAxisCheck.h"
+#include "cbctFDKFilterOptions.h"
 #include "cbctFourDFDKConeBeamReconstructionFilter.h"
 #include "cbctGridOptions.h"
 #include "cbctPhaseSignal.h"
@@ -27,7 +28,7 @@ namespace
 {
 using namespace cbct::apps;
 
-struct Options
+struct Options : FDKFilterOptions // the ramp and weighting options, cbct-fdk's
 {
   // As given on the command line (the projection options are cbct-fdk's, read by the same helpers).
   std::string geometry;
@@ -48,14 +49,6 @@ struct Options
   std::string gatingShape = "rectangular";
   GridOptions<3> grid;
   PreprocessingOptions preprocessing;
-  std::string window = "ramlak";
-  double cutOff = 1.;
-  double hann = 0.;
-  double pad = 0.;
-  double hannY = 0.;
-  const CLI::Option * windowOption = nullptr;
-  const CLI::Option * cutOffOption = nullptr;
-  bool noDisplaced = false;
   std::string hardware = "auto";
   int threads = 0;
   bool verbose = false;
@@ -64,7 +57,6 @@ struct Options
   std::vector<double> projectionSpacing;
   std::vector<double> projectionOrigin;
   std::vector<double> nonFiniteReplacement;
-  cbct::RampWindow rampWindow = cbct::RampWindow::RamLak;
   cbct::FourDGating::WindowShape shape = cbct::FourDGating::WindowShape::Rectangular;
 };
 
@@ -100,29 +92,7 @@ Validate(Options & o)
     for (unsigned int f : { 0u, static_cast<unsigned int>(o.frames - 1) })
       CheckImageOutput("--frames-prefix", FrameFile(o, f));
   }
-  try
-  {
-    o.rampWindow = cbct::ParseRampWindow(o.window);
-  }
-  catch (const itk::ExceptionObject &)
-  {
-    Bad("--window", Quoted(o.window), "one of ramlak, shepplogan, cosine, hamming, hann");
-  }
-  if (!std::isfinite(o.cutOff) || !(o.cutOff > 0.) || o.cutOff > 1.)
-    Bad("--cutoff", o.cutOff, "a fraction of the Nyquist frequency in (0, 1]");
-  if (!(o.hann >= 0. && o.hann <= 1.))
-    Bad("--hann", o.hann, "a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none");
-  if (o.hann > 0.)
-  {
-    if (o.windowOption->count() + o.cutOffOption->count() > 0)
-      throw Error("--hann and --window/--cutoff: --hann C is --window hann --cutoff C; give one or the other");
-    o.rampWindow = cbct::RampWindow::Hann;
-    o.cutOff = o.hann;
-  }
-  if (!std::isfinite(o.pad) || o.pad < 0.)
-    Bad("--pad", o.pad, "a fraction of the detector width >= 0 (0: no truncation correction)");
-  if (!(o.hannY >= 0. && o.hannY <= 1.))
-    Bad("--hannY", o.hannY, "a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none");
+  ValidateFDKFilterOptions(o);
   if (o.hardware != "cpu" && o.hardware != "cuda" && o.hardware != "auto")
     Bad("--hardware", Quoted(o.hardware), "cpu, cuda or auto");
 }
@@ -197,11 +167,7 @@ Reconstruct(Options & o)
   fdk->SetNumberOfFrames(static_cast<unsigned int>(o.frames));
   fdk->SetGatingWindow(o.gatingWindow);
   fdk->SetWindowShape(o.shape);
-  fdk->GetRampFilter()->SetWindow(o.rampWindow);
-  fdk->GetRampFilter()->SetCutOff(o.cutOff);
-  fdk->GetRampFilter()->SetTruncationCorrection(o.pad);
-  fdk->GetRampFilter()->SetHannCutFrequencyY(o.hannY);
-  fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(!o.noDisplaced);
+  ApplyFDKFilterOptions(fdk.GetPointer(), o);
   try
   {
     fdk->UpdateOutputInformation(); // geometry, projections, phases and frames checked before the work
