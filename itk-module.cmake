@@ -7,6 +7,7 @@ itk_module(ConeBeamCT
     ITKIOImageBase
     ITKIOXML
     ITKIOTIFF
+    ITKFFT
     ITKImageGrid
   TEST_DEPENDS
     ITKTestKernel

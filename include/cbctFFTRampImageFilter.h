@@ -2,12 +2,10 @@
 #define cbctFFTRampImageFilter_h
 
 #include "cbctRampFilterResponse.h"
-#include "cbctRampRowFilter.h"
+#include "cbctRowFFTFilter.h"
 
 #include <itkImageToImageFilter.h>
-#include <vnl/algo/vnl_fft_1d.h>
 
-#include <complex>
 #include <memory>
 #include <vector>
 
@@ -20,8 +18,10 @@ namespace cbct
  * Rows are zero-padded to RampFilterPaddedLength() (at least twice their length, 2^a 3^b 5^c) so
  * the circular convolution equals the linear one, transformed, multiplied by the windowed ramp
  * response of RampFilterResponse(), and transformed back. Windows: Ram-Lak, Shepp-Logan, Cosine,
- * Hamming, Hann, each with a cut-off as a fraction of Nyquist. The CPU filter transforms in double
- * with VNL's FFT, a row per step over ITK's thread pool; the CUDA twin uses batched cuFFT.
+ * Hamming, Hann, each with a cut-off as a fraction of Nyquist. The CPU filter transforms in double,
+ * one row per transform (RowFFTFilter: FFTW through ITK, else vnl's FFT) over ITK's thread pool, so a
+ * row's values do not depend on which other rows a region or an MPI slab holds; the CUDA twin uses
+ * batched cuFFT.
  *
  * A requested region asks for whole rows of the input (every u), only the requested rows (v) and
  * projections, so the filter streams in v.
@@ -100,22 +100,20 @@ protected:
   double m_HannCutFrequencyY = 0.;
 
 private:
-  /** Fills `row` (the padded length) with input rows `a` and `b` (null: zeros) of `width` pixels as
-   * its real and imaginary parts, each zero-padded and extended by the truncation correction, and ramp
-   * filters both at once: the response is real and even, so the real part becomes the filtered `a`
-   * and the imaginary part the filtered `b` (one pair of FFTs for two rows). */
+  /** Fills the workspace's row (the padded length) with the input row `in` of `width` pixels,
+   * zero-padded and extended by the truncation correction, and ramp filters it in place. */
   void
-  FilterRows(const typename TInputImage::PixelType * a, const typename TInputImage::PixelType * b,
-             itk::SizeValueType width, vnl_vector<std::complex<double>> & row, vnl_fft_1d<double> & fft,
-             int extent) const;
+  FilterRow(const typename TInputImage::PixelType * in,
+            itk::SizeValueType width,
+            RowFFTFilter::Workspace & workspace,
+            int extent) const;
   /** The filter with HannCutFrequencyY: whole projections, rows then columns. */
   void
   GenerateDataSmoothingY(const OutputImageRegionType & region);
 
-  std::vector<double> m_Response;
-  std::vector<double> m_ResponseY;
-  /** The FFTs of power-of-two padded lengths, eight rows at a time (else vnl's, two at a time). */
-  std::unique_ptr<RampRowFilter> m_RowFilter;
+  /** The ramp along u and, with HannCutFrequencyY, the low-pass along v; made once per run. */
+  std::unique_ptr<RowFFTFilter> m_RowFilter;
+  std::unique_ptr<RowFFTFilter> m_ColumnFilter;
 };
 
 } // namespace cbct
