@@ -4,6 +4,7 @@
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
 #include "cbctDetectorAxisCheck.h"
+#include "cbctFourDAppSupport.h"
 #include "cbctFDKFilterOptions.h"
 #include "cbctFourDFDKConeBeamReconstructionFilter.h"
 #include "cbctGridOptions.h"
@@ -79,8 +80,7 @@ Validate(Options & o)
   ValidatePreprocessingOptions(o.preprocessing);
   CheckImageOutput("--output", o.output);
   ValidateGrid(o.grid);
-  if (o.frames < 1 || o.frames > 1000)
-    Bad("--frames", o.frames, "an integer number of breathing phases in [1, 1000]");
+  ValidateFrames(o.frames);
   if (!std::isfinite(o.gatingWindow) || o.gatingWindow < 0. || o.gatingWindow > 1.)
     Bad("--gating-window", o.gatingWindow, "a fraction of the breathing cycle in [0, 1] (0: 1/frames rectangular, 2/frames triangular)");
   if (o.gatingShape != "rectangular" && o.gatingShape != "triangular")
@@ -128,15 +128,7 @@ Reconstruct(Options & o)
   Stopwatch total;
   auto geometry = ReadGeometry(o);
   const unsigned int count = geometry->GetNumberOfProjections();
-  std::vector<double> phases;
-  try
-  {
-    phases = cbct::PhaseSignal::Read(o.signal, count);
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    throw Error("--signal " + o.signal + ": " + WithoutItkPrefix(e.GetDescription()) + " (one phase per projection of the geometry)");
-  }
+  const std::vector<double> phases = ReadPhases(o.signal, count);
   const ProjectionInputs inputs = InspectProjections(o);
   {
     std::uint64_t voxels = 1;
@@ -260,20 +252,10 @@ main(int argc, char ** argv)
                 "cycle: each is weighted by its share of the angle among the frame's own projections. The output is a "
                 "4D image (the 4th axis is the frame); --frames-prefix also writes one 3D file per frame.",
                 "cbct-fourdfdk" };
-  app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML; required without --scan)");
-  AddScanOption(app, o.scan);
-  app.add_option("--projections", o.projections, "Projection stack, one file (.mha, .nrrd, .nii, .tif, ...)");
-  app.add_option("-p,--path", o.path, "Directory of the projection files (with --regexp)");
-  app.add_option("-r,--regexp", o.regexp, "Regular expression selecting the projection files in --path");
-  app.add_flag("--nsort", o.numericSort, "Sort the files numerically on --submatch instead of alphabetically");
-  app.add_option("--submatch", o.subMatch, "Sub-match of --regexp used for sorting (0: the whole name)")->capture_default_str();
-  AddListOption(app, "--new-spacing,--newspacing", o.newSpacing, "Replace the projections' pixel spacing (mm): s or U,V");
-  AddListOption(app, "--new-origin,--neworigin", o.newOrigin, "Replace the projections' origin (mm): U,V, the centre of the first pixel");
-  AddNonFiniteOption(app, o.replaceNonFinite);
   std::map<std::string, SlicerParameter> slicer;
+  AddFourDProjectionOptions(app, o, slicer);
   AddPreprocessingOptions(app, o.preprocessing, slicer);
-  app.add_option("--signal", o.signal, "Phase file: one phase in [0, 1) per line, one line per projection (RTK's signal file)")
-    ->required();
+  AddPhaseSignalOption(app, o.signal, slicer);
   app.add_option("-f,--frames,--fourdframes", o.frames, "Number of frames (breathing phases) N; frame f is centred at phase f/N")
     ->capture_default_str();
   app.add_option("--gating-window", o.gatingWindow, "Width of each frame's gating window as a fraction of the cycle, in [0, 1] "
@@ -304,15 +286,6 @@ main(int argc, char ** argv)
   slicer["--pad"] = SlicerRange("Filter", "0", "1", "0.05");
   slicer["--hannY"] = SlicerRange("Filter", "0", "1", "0.05");
   slicer.insert({
-    { "--geometry", SlicerIo("file", "input", "Input", ".xml") },
-    { "--projections", SlicerIo("image", "input", "Input") },
-    { "--path", SlicerIo("directory", "input", "Input") },
-    { "--regexp", SlicerIn("Input") },
-    { "--nsort", SlicerIn("Input") },
-    { "--submatch", SlicerRange("Input", "0", "99", "1") },
-    { "--new-spacing", SlicerIn("Input", "double-vector") },
-    { "--new-origin", SlicerIn("Input", "double-vector") },
-    { "--signal", SlicerIo("file", "input", "Input", ".txt") },
     { "--frames", SlicerRange("Gating", "1", "1000", "1") },
     { "--gating-window", SlicerRange("Gating", "0", "1", "0.01") },
     { "--gating-shape", SlicerIn("Gating", "string-enumeration", { "rectangular", "triangular" }) },

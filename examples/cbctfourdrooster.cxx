@@ -7,6 +7,7 @@
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
 #include "cbctDetectorAxisCheck.h"
+#include "cbctFourDAppSupport.h"
 #include "cbctFourDROOSTERConeBeamReconstructionFilter.h"
 #include "cbctGridOptions.h"
 #include "cbctMemoryCheck.h"
@@ -89,8 +90,7 @@ Validate(Options & o)
     ValidateGrid(o.grid);
   if (!o.motionMask.empty())
     CheckReadableFile("--motionmask", o.motionMask, "image file");
-  if (o.frames < 1 || o.frames > 1000)
-    Bad("--frames", o.frames, "an integer number of breathing phases in [1, 1000]");
+  ValidateFrames(o.frames);
   if (o.iterations < 1 || o.iterations > 1000000)
     Bad("--niter", o.iterations, "an integer >= 1");
   if (o.cgIterations < 1 || o.cgIterations > 100000)
@@ -205,15 +205,7 @@ Reconstruct(Options & o)
   Stopwatch total;
   auto geometry = ReadGeometry(o);
   const unsigned int count = geometry->GetNumberOfProjections();
-  std::vector<double> phases;
-  try
-  {
-    phases = cbct::PhaseSignal::Read(o.signal, count);
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    throw Error("--signal " + o.signal + ": " + WithoutItkPrefix(e.GetDescription()) + " (one phase per projection of the geometry)");
-  }
+  const std::vector<double> phases = ReadPhases(o.signal, count);
   SeriesImage::Pointer initial;
   if (!o.input.empty())
   {
@@ -335,20 +327,10 @@ main(int argc, char ** argv)
                 "larger a gamma, the smoother. Projections are line integrals; the output is a 4D image (the 4th axis "
                 "is the frame).",
                 "cbct-fourdrooster" };
-  app.add_option("-g,--geometry", o.geometry, "Geometry file (RTK ThreeDCircularGeometry XML; required without --scan)");
-  AddScanOption(app, o.scan);
-  app.add_option("--projections", o.projections, "Projection stack, one file (.mha, .nrrd, .nii, .tif, ...)");
-  app.add_option("-p,--path", o.path, "Directory of the projection files (with --regexp)");
-  app.add_option("-r,--regexp", o.regexp, "Regular expression selecting the projection files in --path");
-  app.add_flag("--nsort", o.numericSort, "Sort the files numerically on --submatch instead of alphabetically");
-  app.add_option("--submatch", o.subMatch, "Sub-match of --regexp used for sorting (0: the whole name)")->capture_default_str();
-  AddListOption(app, "--new-spacing,--newspacing", o.newSpacing, "Replace the projections' pixel spacing (mm): s or U,V");
-  AddListOption(app, "--new-origin,--neworigin", o.newOrigin, "Replace the projections' origin (mm): U,V, the centre of the first pixel");
-  AddNonFiniteOption(app, o.replaceNonFinite);
   std::map<std::string, SlicerParameter> slicer;
+  AddFourDProjectionOptions(app, o, slicer);
   AddPreprocessingOptions(app, o.preprocessing, slicer);
-  app.add_option("--signal", o.signal, "Phase file: one phase in [0, 1) per line, one line per projection (RTK's signal file)")
-    ->required();
+  AddPhaseSignalOption(app, o.signal, slicer);
   o.framesOption = app.add_option("--frames,--fourdframes", o.frames, "Number of frames (breathing phases) N; frame f is centred at phase f/N")
                      ->capture_default_str();
   app.add_option("-i,--input", o.input, "Initial 4D volume (its grid and frames are the output's; default: zeros on the grid options')");
@@ -375,15 +357,6 @@ main(int argc, char ** argv)
   slicer["--like"] = SlicerIo("image", "input", "Output");
   slicer["--direction"] = SlicerIn("Output", "double-vector");
   slicer.insert({
-    { "--geometry", SlicerIo("file", "input", "Input", ".xml") },
-    { "--projections", SlicerIo("image", "input", "Input") },
-    { "--path", SlicerIo("directory", "input", "Input") },
-    { "--regexp", SlicerIn("Input") },
-    { "--nsort", SlicerIn("Input") },
-    { "--submatch", SlicerRange("Input", "0", "99", "1") },
-    { "--new-spacing", SlicerIn("Input", "double-vector") },
-    { "--new-origin", SlicerIn("Input", "double-vector") },
-    { "--signal", SlicerIo("file", "input", "Input", ".txt") },
     { "--input", SlicerIo("image", "input", "Input") },
     { "--motionmask", SlicerIo("image", "input", "Regularization") },
     { "--frames", SlicerRange("Gating", "1", "1000", "1") },
