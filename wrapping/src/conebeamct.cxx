@@ -16,6 +16,7 @@
 #include "cbctCanonicalGrid.h"
 #include "cbctConfiguration.h"
 #include "cbctPythonBindings.h"
+#include "cbctPythonFDK.h"
 #include "cbctPythonSupport.h"
 #include "cbctConstantImageSource.h"
 #include "cbctCudaDevice.h"
@@ -177,17 +178,9 @@ VoxelizePhantom(const std::array<unsigned long, 3> & size,
   return ToNumpy<ImageType>(output);
 }
 
-struct FdkOptions
+struct FdkOptions : FdkFilterOptions // the grid and filter settings, shared with _fourd_fdk
 {
-  std::array<unsigned long, 3> size; // x, y, z
-  Triple spacing;
-  Triple origin;
-  cbct::RampWindow window = cbct::RampWindow::RamLak;
-  double cutOff = 1.;
-  bool displaced = true;
   unsigned int divisions = 1;
-  double pad = 0.;
-  double hannY = 0.;
 };
 
 /** The pipeline of cbct-fdk for one image type and FDK filter: a grid of zeros, FDK, streamed in
@@ -204,30 +197,13 @@ Reconstruct(const FloatArray & projectionsArray,
 {
   typename TImage::Pointer projections = FromNumpy<TImage>(projectionsArray, projectionSpacing, projectionOrigin);
 
-  auto grid = cbct::ConstantImageSource<TImage>::New();
-  typename TImage::SizeType size;
-  typename TImage::SpacingType spacing;
-  typename TImage::PointType origin;
-  for (unsigned int d = 0; d < 3; ++d)
-  {
-    size[d] = o.size[d];
-    spacing[d] = o.spacing[d];
-    origin[d] = o.origin[d];
-  }
-  grid->SetSize(size);
-  grid->SetSpacing(spacing);
-  grid->SetOrigin(origin);
-  grid->SetConstant(0.f);
+  auto grid = FdkGrid<TImage>(o);
 
   auto fdk = TFDK::New();
   fdk->SetInput(0, grid->GetOutput());
   fdk->SetProjections(projections);
   fdk->SetGeometry(geometry.geometry);
-  fdk->GetRampFilter()->SetWindow(o.window);
-  fdk->GetRampFilter()->SetCutOff(o.cutOff);
-  fdk->GetRampFilter()->SetTruncationCorrection(o.pad);
-  fdk->GetRampFilter()->SetHannCutFrequencyY(o.hannY);
-  fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(o.displaced);
+  ApplyFdkFilterOptions(fdk.GetPointer(), o);
   {
     py::gil_scoped_release release;
     fdk->UpdateOutputInformation(); // checks the geometry against the projections before the work
@@ -250,11 +226,7 @@ Reconstruct(const FloatArray & projectionsArray,
   py::dict info;
   info["hardware"] = hardware;
   info["slabs"] = slabs;
-  info["weighting_s"] = fdk->GetWeightingTime();
-  info["filtering_s"] = fdk->GetFilteringTime();
-  info["backprojection_s"] = fdk->GetBackProjectionTime();
-  info["upload_s"] = fdk->GetUploadTime();
-  info["download_s"] = fdk->GetDownloadTime();
+  AddStageTimes(info, fdk.GetPointer());
   info["total_s"] = seconds;
   return py::make_tuple(ToNumpy<TImage>(volume), info);
 }
@@ -282,10 +254,7 @@ Fdk(const FloatArray & projections,
   o.spacing = spacing;
   o.origin = origin;
   o.window = cbct::ParseRampWindow(window);
-  if (!std::isfinite(cutOff) || !(cutOff > 0.) || cutOff > 1.)
-    throw py::value_error("cutoff is " + py::repr(py::float_(cutOff)).cast<std::string>() +
-                          "; expected a fraction of the Nyquist frequency in (0, 1]");
-  o.cutOff = cutOff;
+  o.cutOff = CheckedCutOff(cutOff);
   o.displaced = displaced;
   if (divisions < 1)
     throw py::value_error("divisions is 0; expected an integer >= 1");

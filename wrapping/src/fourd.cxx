@@ -1,5 +1,6 @@
 // conebeamct._conebeamct's 4D FDK (issue 28): _fourd_fdk, which conebeamct.fourd_fdk calls.
 #include "cbctPythonBindings.h"
+#include "cbctPythonFDK.h"
 #include "cbctPythonSupport.h"
 
 #include "cbctConfiguration.h"
@@ -23,20 +24,12 @@ namespace cbct::python
 {
 namespace
 {
-struct FourDOptions
+struct FourDOptions : FdkFilterOptions // each frame's grid and the filter settings, as _fdk's
 {
-  std::array<unsigned long, 3> size; // x, y, z
-  Triple spacing;
-  Triple origin;
   std::vector<double> phases;
   unsigned int frames = 10;
   double gatingWindow = 0.;
   FourDGating::WindowShape shape = FourDGating::WindowShape::Rectangular;
-  RampWindow window = RampWindow::RamLak;
-  double cutOff = 1.;
-  bool displaced = true;
-  double pad = 0.;
-  double hannY = 0.;
 };
 
 /** 4D FDK for one image type and filter: returns a (frame, z, y, x) float32 array and the stage times. */
@@ -47,20 +40,7 @@ Reconstruct(const FloatArray & projectionsArray, const Triple & projectionSpacin
             const py::object & progress)
 {
   typename TImage::Pointer projections = FromNumpy<TImage>(projectionsArray, projectionSpacing, projectionOrigin);
-  auto grid = ConstantImageSource<TImage>::New();
-  typename TImage::SizeType size;
-  typename TImage::SpacingType spacing;
-  typename TImage::PointType origin;
-  for (unsigned int d = 0; d < 3; ++d)
-  {
-    size[d] = o.size[d];
-    spacing[d] = o.spacing[d];
-    origin[d] = o.origin[d];
-  }
-  grid->SetSize(size);
-  grid->SetSpacing(spacing);
-  grid->SetOrigin(origin);
-  grid->SetConstant(0.f);
+  auto grid = FdkGrid<TImage>(o);
   auto fdk = TFilter::New();
   fdk->SetInput(0, grid->GetOutput());
   fdk->SetProjections(projections);
@@ -69,11 +49,7 @@ Reconstruct(const FloatArray & projectionsArray, const Triple & projectionSpacin
   fdk->SetNumberOfFrames(o.frames);
   fdk->SetGatingWindow(o.gatingWindow);
   fdk->SetWindowShape(o.shape);
-  fdk->GetRampFilter()->SetWindow(o.window);
-  fdk->GetRampFilter()->SetCutOff(o.cutOff);
-  fdk->GetRampFilter()->SetTruncationCorrection(o.pad);
-  fdk->GetRampFilter()->SetHannCutFrequencyY(o.hannY);
-  fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(o.displaced);
+  ApplyFdkFilterOptions(fdk.GetPointer(), o);
   {
     py::gil_scoped_release release;
     fdk->UpdateOutputInformation(); // phases, frames and geometry checked before the work
@@ -92,11 +68,7 @@ Reconstruct(const FloatArray & projectionsArray, const Triple & projectionSpacin
   for (const auto & frame : fdk->GetFrames())
     counts.append(frame.projections.size());
   info["projections_per_frame"] = counts;
-  info["weighting_s"] = fdk->GetWeightingTime();
-  info["filtering_s"] = fdk->GetFilteringTime();
-  info["backprojection_s"] = fdk->GetBackProjectionTime();
-  info["upload_s"] = fdk->GetUploadTime();
-  info["download_s"] = fdk->GetDownloadTime();
+  AddStageTimes(info, fdk.GetPointer());
   info["total_s"] = seconds;
   return py::make_tuple(array, info);
 }
@@ -130,10 +102,7 @@ RegisterFourDFDK(py::module_ & m, const GeometryOf & geometryOf)
         throw py::value_error("gating_shape is '" + gatingShape + "'; expected 'rectangular' or 'triangular'");
       o.shape = FourDGating::ParseWindowShape(gatingShape);
       o.window = ParseRampWindow(window);
-      if (!std::isfinite(cutOff) || !(cutOff > 0.) || cutOff > 1.)
-        throw py::value_error("cutoff is " + py::repr(py::float_(cutOff)).cast<std::string>() +
-                              "; expected a fraction of the Nyquist frequency in (0, 1]");
-      o.cutOff = cutOff;
+      o.cutOff = CheckedCutOff(cutOff);
       o.displaced = displaced;
       if (!std::isfinite(pad) || pad < 0.)
         throw py::value_error("pad is " + py::repr(py::float_(pad)).cast<std::string>() +
