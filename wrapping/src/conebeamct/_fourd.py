@@ -26,6 +26,12 @@ def _phases_list(phases: Any, count: int) -> List[float]:
         raise ValueError(f"phases has shape {values.shape}; expected one phase per projection, shape ({count},)")
     if values.shape[0] != count:
         raise ValueError(f"phases has {values.shape[0]} values; expected one per projection of geometry ({count})")
+    return _phase_values(values)
+
+
+def _phase_values(values: np.ndarray) -> List[float]:
+    """The phases (one per projection, already counted) as floats, or a ValueError naming the first
+    that is not a finite value in [0, 1): 4D FDK's and 4D ROOSTER's check."""
     bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0.0) & (values < 1.0)))
     if bad.size:
         raise ValueError(
@@ -33,6 +39,29 @@ def _phases_list(phases: Any, count: int) -> List[float]:
             f"({bad.size} such values)"
         )
     return [float(v) for v in values]
+
+
+def _checked_projections(projections: Any, geometry: Any) -> Any:
+    """The projections as a checked Projections (finite, one per projection of the checked geometry)."""
+    from . import Projections, _as_input, _check_finite, _check_geometry
+
+    checked, _ = _as_input(projections, "projections", Projections)
+    _check_finite(checked.array, "projections")
+    _check_geometry(geometry)
+    if checked.array.shape[0] != len(geometry):
+        raise ValueError(f"projections has {checked.array.shape[0]} projections but geometry has {len(geometry)}")
+    return checked
+
+
+def _frame_volumes(array: np.ndarray, info: dict, spacing: Any, origin: Any) -> List[Any]:
+    """One Volume per frame of a (frame, z, y, x) array, each info with its frame and phase f/N."""
+    from . import Volume
+
+    frames = array.shape[0]
+    return [
+        Volume(np.ascontiguousarray(array[f]), spacing, origin, info=dict(info, frame=f, phase=f / frames))
+        for f in range(frames)
+    ]
 
 
 @documented
@@ -112,15 +141,9 @@ def fourd_fdk(
     -----
     The GIL is released while it runs.
     """
-    from . import Projections, Volume, _as_input, _centred, _check_finite, _check_geometry, _number, _numbers, _sizes
+    from . import _centred, _number, _numbers, _sizes
 
-    checked, _ = _as_input(projections, "projections", Projections)
-    _check_finite(checked.array, "projections")
-    _check_geometry(geometry)
-    if checked.array.shape[0] != len(geometry):
-        raise ValueError(
-            f"projections has {checked.array.shape[0]} projections but geometry has {len(geometry)}"
-        )
+    checked = _checked_projections(projections, geometry)
     values = _phases_list(phases, len(geometry))
     count = _sizes(frames, "frames", 1, "an integer number of breathing phases >= 1")[0]
     zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
@@ -153,8 +176,4 @@ def fourd_fdk(
         if "without projections" in str(error):
             raise ValueError(str(error)) from None
         raise
-    result = []
-    for f in range(array.shape[0]):
-        frame_info = dict(info, frame=f, phase=f / count)
-        result.append(Volume(np.ascontiguousarray(array[f]), step, first, info=frame_info))
-    return result
+    return _frame_volumes(array, info, step, first)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _conebeamct
+from ._fourd import _checked_projections, _frame_volumes, _phase_values
 from ._conventions import DeviceHardware, Point3, Progress, ProjectorName, VolumeShape, VoxelSpacing, documented
 
 if TYPE_CHECKING:
@@ -27,13 +28,7 @@ def _phases(phases: Any, count: int) -> List[float]:
     values = np.asarray(_host(phases), dtype=np.float64)
     if values.ndim != 1 or values.shape[0] != count:
         raise ValueError(f"phases has shape {values.shape}; expected one phase per projection of geometry, shape ({count},)")
-    bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0.0) & (values < 1.0)))
-    if bad.size:
-        raise ValueError(
-            f"phases[{int(bad[0])}] is {values[bad[0]]!r}; expected a finite breathing phase in [0, 1) "
-            f"({bad.size} such values)"
-        )
-    return [float(v) for v in values]
+    return _phase_values(values)
 
 
 def _count(value: Any, name: str, least: int) -> int:
@@ -142,13 +137,9 @@ def fourd_rooster(
     -----
     The GIL is released while it runs.
     """
-    from . import Projections, Volume, _as_input, _centred, _check_finite, _check_geometry, _numbers, _sizes
+    from . import Volume, _centred, _numbers, _sizes
 
-    checked, _ = _as_input(projections, "projections", Projections)
-    _check_finite(checked.array, "projections")
-    _check_geometry(geometry)
-    if checked.array.shape[0] != len(geometry):
-        raise ValueError(f"projections has {checked.array.shape[0]} projections but geometry has {len(geometry)}")
+    checked = _checked_projections(projections, geometry)
     values = _phases(phases, len(geometry))
     count = 10 if frames is None else _count(frames, "frames", 1)
     step_mm = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
@@ -216,8 +207,4 @@ def fourd_rooster(
         str(hardware),
         progress,
     )
-    frames_out = array.shape[0]
-    return [
-        Volume(np.ascontiguousarray(array[f]), step_mm, first, info=dict(info, frame=f, phase=f / frames_out))
-        for f in range(frames_out)
-    ]
+    return _frame_volumes(array, info, step_mm, first)
