@@ -420,11 +420,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
     sum += times[d];
     m_NumberOfPieces += piecesUsed[d];
   }
-  this->m_StageSeconds[3] += sum.upload;
-  this->m_StageSeconds[0] += sum.weighting;
-  this->m_StageSeconds[1] += sum.filtering;
-  this->m_StageSeconds[2] += sum.backprojection;
-  this->m_StageSeconds[4] += sum.download;
+  this->AddStageTimes(sum);
   m_DeviceTimes = sum;
   m_HostSetupSeconds = std::chrono::duration<double>(runsStart - generateStart).count();
   m_HostFinishSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - runsEnd).count();

@@ -340,11 +340,7 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   CudaCheck(cudaEventSynchronize(upload.done[frames - 1]), "cudaEventSynchronize (4D FDK upload)");
   CudaCheck(cudaEventElapsedTime(&uploadMs, upload.start, upload.done[frames - 1]), "cudaEventElapsedTime (4D FDK upload)");
   this->m_StageSeconds[3] += 1e-3 * uploadMs;
-  this->m_StageSeconds[3] += sum.upload;
-  this->m_StageSeconds[0] += sum.weighting;
-  this->m_StageSeconds[1] += sum.filtering;
-  this->m_StageSeconds[2] += sum.backprojection;
-  this->m_StageSeconds[4] += sum.download;
+  this->AddStageTimes(sum);
 }
 
 } // namespace cbct

@@ -2,6 +2,7 @@
 #define cbctFDKConeBeamReconstructionFilter_h
 
 #include "cbctFDKBackProjectionImageFilter.h"
+#include "cbctFDKStageTimes.h"
 #include "cbctFDKWeightProjectionFilter.h"
 #include "cbctFFTRampImageFilter.h"
 
@@ -37,7 +38,9 @@ namespace cbct
  * \ingroup ConeBeamCT
  */
 template <typename TInputImage, typename TOutputImage = TInputImage>
-class ITK_TEMPLATE_EXPORT FDKConeBeamReconstructionFilter : public itk::ImageToImageFilter<TInputImage, TOutputImage>
+class ITK_TEMPLATE_EXPORT FDKConeBeamReconstructionFilter
+  : public itk::ImageToImageFilter<TInputImage, TOutputImage>
+  , public FDKStageTimes
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(FDKConeBeamReconstructionFilter);
@@ -84,39 +87,7 @@ public:
     return m_BackProjectionFilter;
   }
 
-  /** Wall-clock seconds spent in each stage since the filter was made (summed over pieces). */
-  double
-  GetWeightingTime() const
-  {
-    return m_StageSeconds[0];
-  }
-  double
-  GetFilteringTime() const
-  {
-    return m_StageSeconds[1];
-  }
-  double
-  GetBackProjectionTime() const
-  {
-    return m_StageSeconds[2];
-  }
-  /** Host-to-device and device-to-host transfer time (the CUDA filter's; 0 on the CPU). */
-  double
-  GetUploadTime() const
-  {
-    return m_StageSeconds[3];
-  }
-  double
-  GetDownloadTime() const
-  {
-    return m_StageSeconds[4];
-  }
-  /** Sets every stage time back to 0. */
-  void
-  ResetStageTimes()
-  {
-    std::fill(std::begin(m_StageSeconds), std::end(m_StageSeconds), 0.);
-  }
+  // The stage times (summed over pieces): FDKStageTimes.
 
 protected:
   FDKConeBeamReconstructionFilter();
@@ -147,9 +118,6 @@ private:
   typename WeightFilterType::Pointer m_WeightFilter;
   typename RampFilterType::Pointer m_RampFilter;
   typename BackProjectionFilterType::Pointer m_BackProjectionFilter;
-protected:
-  /** Weighting, filtering, backprojection, upload, download (seconds, summed over pieces). */
-  double m_StageSeconds[5] = { 0., 0., 0., 0., 0. };
 };
 
 } // namespace cbct

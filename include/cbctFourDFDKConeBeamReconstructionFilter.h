@@ -2,6 +2,7 @@
 #define cbctFourDFDKConeBeamReconstructionFilter_h
 
 #include "cbctFDKBackProjectionImageFilter.h"
+#include "cbctFDKStageTimes.h"
 #include "cbctFDKWeightProjectionFilter.h"
 #include "cbctFFTRampImageFilter.h"
 #include "cbctFourDGating.h"
@@ -49,7 +50,9 @@ namespace cbct
  * \ingroup ConeBeamCT
  */
 template <typename TImage = itk::Image<float, 3>, typename TOutputImage = itk::Image<float, 4>>
-class ITK_TEMPLATE_EXPORT FourDFDKConeBeamReconstructionFilter : public itk::ImageToImageFilter<TImage, TOutputImage>
+class ITK_TEMPLATE_EXPORT FourDFDKConeBeamReconstructionFilter
+  : public itk::ImageToImageFilter<TImage, TOutputImage>
+  , public FDKStageTimes
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(FourDFDKConeBeamReconstructionFilter);
@@ -147,38 +150,8 @@ public:
     return m_Frames;
   }
 
-  /** Wall-clock seconds per stage, summed over updates: weighting, filtering, backprojection (all
-   * frames), upload and download (the CUDA filter's; 0 on the CPU). */
-  double
-  GetWeightingTime() const
-  {
-    return m_StageSeconds[0];
-  }
-  double
-  GetFilteringTime() const
-  {
-    return m_StageSeconds[1];
-  }
-  double
-  GetBackProjectionTime() const
-  {
-    return m_StageSeconds[2];
-  }
-  double
-  GetUploadTime() const
-  {
-    return m_StageSeconds[3];
-  }
-  double
-  GetDownloadTime() const
-  {
-    return m_StageSeconds[4];
-  }
-  void
-  ResetStageTimes()
-  {
-    std::fill(std::begin(m_StageSeconds), std::end(m_StageSeconds), 0.);
-  }
+  // The stage times, summed over updates (weighting, filtering, backprojection of all frames; upload
+  // and download the CUDA filter's): FDKStageTimes.
 
 protected:
   FourDFDKConeBeamReconstructionFilter();
@@ -221,8 +194,6 @@ protected:
   typename WeightFilterType::Pointer m_WeightFilter;
   typename RampFilterType::Pointer m_RampFilter;
   typename BackProjectionFilterType::Pointer m_BackProjectionFilter;
-  /** Weighting, filtering, backprojection, upload, download (seconds). */
-  double m_StageSeconds[5] = { 0., 0., 0., 0., 0. };
 };
 
 } // namespace cbct
