@@ -6,6 +6,7 @@
 #include "cbctVoxelRunBackProjection.h"
 
 #include <itkImageAlgorithm.h>
+#include <itkProgressTransformer.h>
 #include <itkTotalProgressReporter.h>
 #include <vnl/vnl_matrix_fixed.h>
 
@@ -269,8 +270,13 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateDataInColumns()
   constexpr itk::SizeValueType SlabSlices = 8;
   const itk::SizeValueType slabs = std::max<itk::SizeValueType>(1, (region.GetSize(2) + SlabSlices - 1) / SlabSlices);
   ColumnStack stack;
+  // Progress per slab, published from this (the pipeline's) thread as the thread pool finishes slabs:
+  // batch b covers [b, b + 1) / batches of this filter's progress.
+  threader->SetUpdateProgress(this->GetThreaderUpdateProgress());
   for (std::size_t b = 0; b < batches; ++b)
   {
+    itk::ProgressTransformer progress(static_cast<float>(b) / static_cast<float>(batches),
+                                      static_cast<float>(b + 1) / static_cast<float>(batches), this);
     const std::size_t first = b * BackProjectionBatch;
     const int n = static_cast<int>(std::min<std::size_t>(BackProjectionBatch, count - std::min(first, count)));
     stack.Resize(n, nx, ny, static_cast<int>(buffered.GetIndex(0)), static_cast<int>(buffered.GetIndex(1)));
@@ -282,16 +288,24 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateDataInColumns()
     threader->ParallelizeArray(
       0, slabs,
       [&](itk::SizeValueType s) {
+        // An abort (a progress observer's, e.g. Python's callback raising) skips the remaining slabs;
+        // the exception is thrown below, on this thread (the pool drops a job's exceptions).
+        if (this->GetAbortGenerateData())
+          return;
         auto piece = region;
         piece.SetIndex(2, region.GetIndex(2) + static_cast<itk::IndexValueType>(s * SlabSlices));
         piece.SetSize(2, std::min(SlabSlices, region.GetSize(2) - s * SlabSlices));
         if (b == 0 && input != output)
           itk::ImageAlgorithm::Copy(input, output, piece, piece);
         this->BackProjectColumns(stack, first, n, piece);
-        itk::TotalProgressReporter progress(this, region.GetNumberOfPixels() * batches);
-        progress.Completed(piece.GetNumberOfPixels());
       },
-      nullptr);
+      progress.GetProcessObject());
+    if (this->GetAbortGenerateData())
+    {
+      itk::ProcessAborted aborted(__FILE__, __LINE__);
+      aborted.SetDescription(std::string("Object ") + this->GetNameOfClass() + ": AbortGenerateDataOn");
+      throw aborted;
+    }
   }
 }
 

@@ -267,3 +267,50 @@ TEST(ColumnBackProjection, FilterColumnsEqualRunsAlongZToRounding)
     norm += std::abs(v);
   EXPECT_GT(norm, 1.); // the projections reached the volume
 }
+
+TEST(ColumnBackProjection, ReportsProgressPerSlabAndStopsWhenAborted)
+{
+  // The columns along y run slabs on the thread pool: their progress reaches the pipeline's thread
+  // (observers, Python's progress callback) slab by slab and ends at 1; an abort set by an observer
+  // stops the filter at the next slab (ProcessAborted), not after the whole volume. 70 projections:
+  // two batches.
+  auto geometry = CircularGeometry(70, 360., 500., 800., 0., 0.);
+  auto projections = ProjectPhantom(geometry, SheppLogan(), 64, 2.);
+  auto volume = ConstantImageSource<ImageType>::New();
+  CentredGrid(volume, ImageType::SizeType{ { 40, 40, 64 } }, 3., 3., 3.);
+  for (double stopAt : { 2., 0.3 })
+  {
+    auto bp = FDKBackProjectionImageFilter<ImageType>::New();
+    bp->SetInput(0, volume->GetOutput());
+    bp->SetProjections(projections);
+    bp->SetGeometry(geometry);
+    bp->SetNumberOfWorkUnits(2);
+    std::vector<float> seen;
+    auto * filter = bp.GetPointer();
+    bp->AddObserver(itk::ProgressEvent(), [&seen, filter, stopAt](const itk::EventObject &) {
+      seen.push_back(filter->GetProgress());
+      if (seen.back() > stopAt)
+        filter->AbortGenerateDataOn();
+    });
+    if (stopAt > 1.)
+    {
+      bp->Update();
+      EXPECT_GT(seen.size(), 8u); // 8 slabs of 8 slices per batch
+      ASSERT_FALSE(seen.empty());
+      EXPECT_FLOAT_EQ(seen.back(), 1.f);
+      for (std::size_t i = 1; i < seen.size(); ++i)
+        EXPECT_LE(seen[i - 1], seen[i]);
+    }
+    else
+    {
+      EXPECT_THROW(bp->Update(), itk::ProcessAborted);
+      // ITK sets an aborted filter's progress to 1 at the end: the work done is the last value below 1.
+      float done = 0.f;
+      for (float p : seen)
+        if (p < 1.f)
+          done = std::max(done, p);
+      EXPECT_GT(done, 0.3f);
+      EXPECT_LE(done, 0.5f); // the first batch's remaining slabs skipped (counted done), the second not run
+    }
+  }
+}

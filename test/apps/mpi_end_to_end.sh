@@ -154,7 +154,8 @@ grep -q "replaced the non-finite values of nan.mha by 0" replaced.log || { cat r
 echo "== a rank killed mid-way (SIGKILL): the previous output stays as it was"
 cp single.mha killed.mha
 before=$(cksum <killed.mha)
-big=(--dimension 200 --spacing 0.6 --hardware cpu)
+# 400^3 (about 4 s under 2 ranks here): the CPU FDK since 4db28dc finishes 200^3 within the 1 s before the kill.
+big=(--dimension 400 --spacing 0.3 --hardware cpu)
 set +e
 "${mpirun[@]}" -np 1 "$bin/cbct-fdk" -g g.xml --projections p.mha "${big[@]}" -o killed.mha : \
   -np 1 timeout -s KILL 1 "$bin/cbct-fdk" -g g.xml --projections p.mha "${big[@]}" -o killed.mha >killed.log 2>&1
