@@ -2,7 +2,7 @@
 #define cbctFourDAppSupport_h
 
 // What cbct-fourdfdk and cbct-fourdrooster share: the projection input options (cbct-fdk's, with
-// shorter help texts) and their Slicer parameters, the phase file (--signal) and its reading, and
+// shorter help texts; their fields cbct-signal's too) and their Slicer parameters, the phase file (--signal) and its reading, and
 // the check of --frames; one piece of code so that both apps take and refuse them alike.
 #include "cbctAppSupport.h"
 #include "cbctPhaseSignal.h"
@@ -16,6 +16,29 @@
 
 namespace cbct::apps
 {
+
+/** The projection input fields cbctProjectionFiles.h reads (--geometry, --projections, --path,
+ * --regexp, --nsort, --submatch, --new-spacing, --new-origin, --replace-nonfinite) of cbct-fourdfdk,
+ * cbct-fourdrooster and cbct-signal, whose Options derive from it; --scan, where an app has it, is
+ * its own field. */
+struct ProjectionInputOptions
+{
+  // As given on the command line.
+  std::string geometry;
+  std::string projections;
+  std::string path;
+  std::string regexp;
+  bool numericSort = false;
+  int subMatch = 0;
+  std::string newSpacing;
+  std::string newOrigin;
+  std::string replaceNonFinite;
+
+  // Checked and parsed by ValidateProjectionOptions().
+  std::vector<double> projectionSpacing;
+  std::vector<double> projectionOrigin;
+  std::vector<double> nonFiniteReplacement;
+};
 
 /** The projection input options (--geometry, --scan, --projections, --path, --regexp, --nsort,
  * --submatch, --new-spacing, --new-origin, --replace-nonfinite) into TOptions' fields of those

@@ -29,19 +29,12 @@ namespace
 {
 using namespace cbct::apps;
 
-struct Options : FDKFilterOptions // the ramp and weighting options, cbct-fdk's
+struct Options
+  : ProjectionInputOptions // cbct-fdk's, read by the same helpers
+  , FDKFilterOptions       // the ramp and weighting options, cbct-fdk's
 {
-  // As given on the command line (the projection options are cbct-fdk's, read by the same helpers).
-  std::string geometry;
+  // As given on the command line.
   std::string scan;
-  std::string projections;
-  std::string path;
-  std::string regexp;
-  bool numericSort = false;
-  int subMatch = 0;
-  std::string newSpacing;
-  std::string newOrigin;
-  std::string replaceNonFinite;
   std::string output;
   std::string framesPrefix;
   std::string signal;
@@ -55,9 +48,6 @@ struct Options : FDKFilterOptions // the ramp and weighting options, cbct-fdk's
   bool verbose = false;
 
   // Checked and parsed by Validate().
-  std::vector<double> projectionSpacing;
-  std::vector<double> projectionOrigin;
-  std::vector<double> nonFiniteReplacement;
   cbct::FourDGating::WindowShape shape = cbct::FourDGating::WindowShape::Rectangular;
 };
 

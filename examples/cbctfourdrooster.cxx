@@ -31,19 +31,10 @@ using namespace cbct::apps;
 using ProjectionImage = itk::Image<float, 3>;
 using SeriesImage = itk::Image<float, 4>;
 
-struct Options
+struct Options : ProjectionInputOptions // cbct-fdk's, read by the same helpers
 {
-  // As given on the command line (the projection options are cbct-fdk's, read by the same helpers).
-  std::string geometry;
+  // As given on the command line.
   std::string scan;
-  std::string projections;
-  std::string path;
-  std::string regexp;
-  bool numericSort = false;
-  int subMatch = 0;
-  std::string newSpacing;
-  std::string newOrigin;
-  std::string replaceNonFinite;
   std::string output;
   std::string input;
   std::string signal;
@@ -63,11 +54,6 @@ struct Options
   std::string hardware = "cpu";
   int threads = 0;
   bool verbose = false;
-
-  // Checked and parsed by Validate().
-  std::vector<double> projectionSpacing;
-  std::vector<double> projectionOrigin;
-  std::vector<double> nonFiniteReplacement;
 };
 
 void

@@ -3,6 +3,7 @@
 // written as RTK's phase file (one value in [0, 1) per line) for the 4D reconstructions.
 #include "cbctAppSupport.h"
 #include "cbctBreathingSignal.h"
+#include "cbctFourDAppSupport.h"
 #include "cbctPhaseSignal.h"
 #include "cbctProjectionFiles.h"
 
@@ -16,18 +17,9 @@ namespace
 using ImageType = itk::Image<float, 3>;
 using namespace cbct::apps;
 
-struct Options
+struct Options : ProjectionInputOptions // read by cbct-fdk's helpers, without --scan
 {
   // As given on the command line.
-  std::string geometry;
-  std::string projections;
-  std::string path;
-  std::string regexp;
-  bool numericSort = false;
-  int subMatch = 0;
-  std::string newSpacing;
-  std::string newOrigin;
-  std::string replaceNonFinite;
   std::string output;
   std::string inputSignal;  // --input-signal: an external breathing signal instead of the projections
   std::string shroud;       // --shroud: the Amsterdam shroud image
@@ -44,9 +36,6 @@ struct Options
   bool verbose = false;
 
   // Parsed by Validate().
-  std::vector<double> projectionSpacing;
-  std::vector<double> projectionOrigin;
-  std::vector<double> nonFiniteReplacement;
   cbct::BreathingSignal::Options signal;
 };
 
