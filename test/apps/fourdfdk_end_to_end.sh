@@ -49,7 +49,7 @@ assert fourd == b"".join(frames)
 assert frames[0] != frames[2]
 PY
 
-echo "== --hardware cuda equals the CPU (relative L2 <= 1e-4) where a device is present"
+echo "== --hardware cuda equals the CPU (relative L2 <= 2e-3, cbctCudaFourDFDKTest's bound for the texture path) where a device is present"
 if "$bin/cbct-fourdfdk" -g geometry.xml --projections scan.mha --signal scan_phases.txt --frames 4 "${grid[@]}" \
   -o fourd-cuda.mha --hardware cuda 2>cuda.err; then
   python3 - <<'PY' || fail "CUDA and CPU 4D FDK differ"
@@ -63,7 +63,7 @@ assert len(cpu) == len(gpu) == 24 ** 3 * 4
 d2 = sum((a - b) ** 2 for a, b in zip(gpu, cpu))
 n2 = sum(b * b for b in cpu)
 print("CUDA vs CPU relative difference", (d2 / n2) ** 0.5)
-assert n2 > 0 and d2 <= 1e-8 * n2
+assert n2 > 0 and d2 <= 4e-6 * n2  # (2e-3)^2: the texture unit's blending, as in cbctCudaFourDFDKTest
 PY
 else
   grep -q -- "--hardware cuda: \(no CUDA device\|this build has no CUDA\)" cuda.err || fail "--hardware cuda: $(cat cuda.err)"
