@@ -35,7 +35,7 @@ def _phase_values(values: np.ndarray) -> List[float]:
     bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0.0) & (values < 1.0)))
     if bad.size:
         raise ValueError(
-            f"phases[{int(bad[0])}] is {values[bad[0]]!r}; expected a finite breathing phase in [0, 1) "
+            f"phases[{int(bad[0])}] is {float(values[bad[0]])!r}; expected a finite breathing phase in [0, 1) "
             f"({bad.size} such values)"
         )
     return [float(v) for v in values]
