@@ -10,6 +10,7 @@
 #include "cbctAppSupport.h"
 #include "cbctBitmapFont.h"
 #include "cbctProvenance.h"
+#include "cbctSlicer.h"
 
 #include <itkImage.h>
 #include <itkImageFileWriter.h>
@@ -246,29 +247,11 @@ Base64(const std::string & bytes)
   return out;
 }
 
+/** Text for the HTML page: the same four characters escaped as in Slicer's XML (XmlEscaped). */
 inline std::string
 HtmlEscaped(const std::string & text)
 {
-  std::string out;
-  for (char c : text)
-    switch (c)
-    {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  return out;
+  return XmlEscaped(text);
 }
 
 /** One compared volume in a report. */
