@@ -17,8 +17,10 @@ namespace cbct
  * In the order they are applied: crop (--lowercrop, --uppercrop: pixels removed at the low and high
  * end of u and v), conditional median (--radius, --multiplier), binning (--binning: averages of
  * binning[0] x binning[1] pixels), Boellaard scatter correction (--spr, --nonneg, --airthres), the
- * conversion of intensities to line integrals (--i0, --idark, --airthres), water precorrection
- * (--wpc). The scatter correction and the conversion apply to intensities only.
+ * conversion of intensities to line integrals (--i0, --idark, --airthres), ring (stripe) removal
+ * (--rings and its --rings-* parameters: not an RTK option), water precorrection (--wpc). The scatter
+ * correction and the conversion apply to intensities only. Ring removal acts on line integrals, as
+ * TomoPy's stripe filters do: a column's gain error is an offset there, the same at every angle.
  * \ingroup ConeBeamCT
  */
 struct ProjectionPreprocessing
@@ -48,6 +50,16 @@ struct ProjectionPreprocessing
   double nonNegativityThreshold = std::numeric_limits<double>::quiet_NaN();
   /** Water precorrection coefficients c0, c1, ... (empty: none). */
   std::vector<double> waterPrecorrection;
+  /** Ring (stripe) removal: "" (none), "sorting" (Vo et al. 2018, SortingStripeRemoval) or "wavelet"
+   * (Münch et al. 2009, WaveletFourierStripeRemoval); the parameters of each are TomoPy's. */
+  std::string rings;
+  /** sorting: the median's window across the detector in pixels (0: TomoPy's automatic size). */
+  unsigned int ringsSize = 0;
+  /** wavelet: levels (0: automatic), wavelet name, damping width and padding of the angle axis. */
+  unsigned int ringsLevel = 0;
+  std::string ringsWavelet = "db5";
+  double ringsSigma = 2.;
+  bool ringsPad = true;
 
   bool
   Crops() const
@@ -74,11 +86,16 @@ struct ProjectionPreprocessing
   {
     return !waterPrecorrection.empty();
   }
+  bool
+  RemovesRings() const
+  {
+    return !rings.empty();
+  }
   /** Whether anything is done at all. */
   bool
   DoesNothing() const
   {
-    return !intensities && !Crops() && !Bins() && !Medians() && !PrecorrectsWater();
+    return !intensities && !Crops() && !Bins() && !Medians() && !PrecorrectsWater() && !RemovesRings();
   }
 
   /** The steps done, in order, e.g. "crop 4,4 / 4,4 pixels; intensities to line integrals (I0 estimated per
@@ -113,6 +130,23 @@ struct ProjectionPreprocessing
       else
         text << "estimated from the air of each projection";
       text << ", Idark " << dark << ")";
+    }
+    if (rings == "sorting")
+    {
+      next() << "sorting-based ring removal (median size ";
+      if (ringsSize)
+        text << ringsSize << ")";
+      else
+        text << "automatic)";
+    }
+    else if (RemovesRings())
+    {
+      next() << (rings == "wavelet" ? "wavelet-Fourier" : rings) << " ring removal (" << ringsWavelet << ", level ";
+      if (ringsLevel)
+        text << ringsLevel;
+      else
+        text << "automatic";
+      text << ", sigma " << ringsSigma << (ringsPad ? ", padded" : ", not padded") << ")";
     }
     if (PrecorrectsWater())
     {

@@ -6,7 +6,9 @@
 #include "cbctIntensityToLineIntegralImageFilter.h"
 #include "cbctProjectionPreprocessing.h"
 #include "cbctRowBandRegionOfInterestImageFilter.h"
+#include "cbctSortingStripeRemovalImageFilter.h"
 #include "cbctWaterPrecorrectionImageFilter.h"
+#include "cbctWaveletFourierStripeRemovalImageFilter.h"
 
 #include <itkBinShrinkImageFilter.h>
 #include <itkImageToImageFilter.h>
@@ -28,9 +30,10 @@ namespace cbct
  *   bin [label="itk::BinShrinkImageFilter (binning)"];
  *   scatter [label="BoellaardScatterCorrectionImageFilter"];
  *   log [label="IntensityToLineIntegralImageFilter"];
+ *   rings [label="SortingStripeRemovalImageFilter or\nWaveletFourierStripeRemovalImageFilter"];
  *   wpc [label="WaterPrecorrectionImageFilter"];
  *   out [label="Line integrals"];
- *   in -> crop -> median -> bin -> scatter -> log -> wpc -> out;
+ *   in -> crop -> median -> bin -> scatter -> log -> rings -> wpc -> out;
  * }
  * \enddot
  *
@@ -39,7 +42,10 @@ namespace cbct
  * the output's origin is the physical centre of its first pixel, its index starts at 0, and binned
  * pixels are `binning` times larger (itk::BinShrinkImageFilter: the mean of each block; a remainder at
  * the high end is dropped). The projection axis is never cropped or binned: the geometry counts
- * projections. Float images in and out.
+ * projections. Ring removal (not in RTK) comes after the logarithm, where a column's gain error is an
+ * offset, and before the water precorrection, which would make that offset depend on the path
+ * length; it needs whole rows of every projection, so the input is asked for them. Float images in
+ * and out.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
@@ -57,6 +63,8 @@ public:
   using ScatterFilterType = BoellaardScatterCorrectionImageFilter<TImage>;
   using LineIntegralFilterType = IntensityToLineIntegralImageFilter<TImage, TImage>;
   using WaterFilterType = WaterPrecorrectionImageFilter<TImage>;
+  using SortingRingFilterType = SortingStripeRemovalImageFilter<TImage>;
+  using WaveletRingFilterType = WaveletFourierStripeRemovalImageFilter<TImage>;
 
   itkNewMacro(Self);
   itkTypeMacro(ProjectionPreprocessingFilter, itk::ImageToImageFilter);
@@ -83,6 +91,16 @@ public:
   GetScatterFilter() const
   {
     return m_Scatter;
+  }
+  const SortingRingFilterType *
+  GetSortingRingFilter() const
+  {
+    return m_SortingRings;
+  }
+  const WaveletRingFilterType *
+  GetWaveletRingFilter() const
+  {
+    return m_WaveletRings;
   }
 
 protected:
@@ -111,6 +129,8 @@ private:
   typename BinningFilterType::Pointer m_Binning = BinningFilterType::New();
   typename ScatterFilterType::Pointer m_Scatter = ScatterFilterType::New();
   typename LineIntegralFilterType::Pointer m_LineIntegral = LineIntegralFilterType::New();
+  typename SortingRingFilterType::Pointer m_SortingRings = SortingRingFilterType::New();
+  typename WaveletRingFilterType::Pointer m_WaveletRings = WaveletRingFilterType::New();
   typename WaterFilterType::Pointer m_Water = WaterFilterType::New();
   itk::ImageSource<TImage> * m_Last = nullptr;
 };

@@ -19,6 +19,8 @@ ProjectionPreprocessingFilter<TImage>::ProjectionPreprocessingFilter()
   m_Binning->ReleaseDataFlagOn();
   m_Scatter->ReleaseDataFlagOn();
   m_LineIntegral->ReleaseDataFlagOn();
+  m_SortingRings->ReleaseDataFlagOn();
+  m_WaveletRings->ReleaseDataFlagOn();
 }
 
 template <typename TImage>
@@ -33,6 +35,17 @@ ProjectionPreprocessingFilter<TImage>::VerifyPreconditions() ITKv5_CONST
   for (unsigned int d = 0; d < 2; ++d)
     if (p.binning[d] < 1)
       ThrowBadParameter("binning", p.binning[d], "an integer >= 1");
+  if (p.RemovesRings() && p.rings != "sorting" && p.rings != "wavelet")
+    ThrowBadParameter("ring removal method", "'" + p.rings + "'", "sorting or wavelet");
+  if (p.rings == "wavelet")
+  {
+    if (!DaubechiesWavelet::IsKnown(p.ringsWavelet))
+      ThrowBadParameter("ring removal wavelet", "'" + p.ringsWavelet + "'", "one of " + DaubechiesWavelet::KnownNames());
+    if (!std::isfinite(p.ringsSigma) || !(p.ringsSigma > 0.))
+      ThrowBadParameter("ring removal sigma", p.ringsSigma, "a finite value > 0");
+    if (p.ringsLevel > 30)
+      ThrowBadParameter("ring removal level", p.ringsLevel, "1 .. 30, or 0 for the automatic level");
+  }
 }
 
 template <typename TImage>
@@ -107,6 +120,28 @@ ProjectionPreprocessingFilter<TImage>::Connect()
     m_LineIntegral->SetAirThreshold(p.airThreshold);
     m_LineIntegral->SetMinimumSignal(p.minimumSignal);
     chain(m_LineIntegral.GetPointer());
+  }
+  if (p.rings == "sorting")
+  {
+    if (p.ringsSize > region.GetSize(0) / p.binning[0])
+    {
+      std::ostringstream expected;
+      expected << "at most the " << region.GetSize(0) / p.binning[0]
+               << " pixels of the (cropped and binned) detector rows, or 0 for the automatic size";
+      ThrowBadParameter("ring removal size", p.ringsSize, expected.str());
+    }
+    m_SortingRings->SetSize(p.ringsSize);
+    chain(m_SortingRings.GetPointer());
+  }
+  else if (p.rings == "wavelet")
+  {
+    typename WaveletRingFilterType::ParametersType parameters;
+    parameters.level = p.ringsLevel;
+    parameters.wavelet = p.ringsWavelet;
+    parameters.sigma = p.ringsSigma;
+    parameters.pad = p.ringsPad;
+    m_WaveletRings->SetParameters(parameters);
+    chain(m_WaveletRings.GetPointer());
   }
   if (p.PrecorrectsWater())
   {
