@@ -33,8 +33,11 @@ CudaSortingStripeRemovalImageFilter<TImage>::GPUGenerateData()
     static_cast<int>(std::min<std::size_t>({ 32, columns, static_cast<std::size_t>(sharedBytes) / (paddedLength * 8u) }));
   if (columnsPerBlock < 1)
   {
+    int longest = 1; // the longest power-of-two column that fits
+    while (longest * 2 * 8 <= sharedBytes)
+      longest *= 2;
     std::ostringstream expected;
-    expected << "at most " << sharedBytes / 8 << " projections for the CUDA sort (a column's keys, padded to "
+    expected << "at most " << longest << " projections for the CUDA sort (a column's keys, padded to "
              << paddedLength << ", must fit the " << sharedBytes
              << " bytes of a block's shared memory; the CPU filter takes any number)";
     ThrowBadParameter("CUDA sorting stripe removal: projections", projections, expected.str());
