@@ -3,8 +3,7 @@
 
 #include "cbctDiscreteGaussianKernel.h"
 #include "cbctInputChecks.h"
-
-#include <itkMultiThreaderBase.h>
+#include "cbctWorkerErrors.h"
 
 #include <cmath>
 #include <vector>
@@ -146,7 +145,7 @@ AmsterdamShroudImageFilter<TInputImage, TOutputImage>::GenerateData()
       output->SetPixel(index, static_cast<typename TOutputImage::PixelType>(sum[j]));
     }
   };
-  this->GetMultiThreader()->ParallelizeArray(0, region.GetSize(0), column, this);
+  ParallelizeArray(this->GetMultiThreader(), 0, region.GetSize(0), column, this);
 }
 
 template <typename TInputImage, typename TOutputImage>

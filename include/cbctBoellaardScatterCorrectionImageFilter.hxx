@@ -2,10 +2,10 @@
 #define cbctBoellaardScatterCorrectionImageFilter_hxx
 
 #include "cbctInputChecks.h"
+#include "cbctWorkerErrors.h"
 
 #include <itkImageRegionConstIterator.h>
 #include <itkImageScanlineIterator.h>
-#include <itkMultiThreaderBase.h>
 
 #include <algorithm>
 #include <limits>
@@ -59,7 +59,8 @@ BoellaardScatterCorrectionImageFilter<TImage>::BeforeThreadedGenerateData()
   const itk::IndexValueType first = largest.GetIndex(last);
   m_Scatter.assign(largest.GetSize(last), 0.);
   const auto begin = static_cast<itk::SizeValueType>(requested.GetIndex(last) - first);
-  this->GetMultiThreader()->ParallelizeArray(
+  ParallelizeArray(
+    this->GetMultiThreader(),
     begin,
     begin + requested.GetSize(last),
     [&](itk::SizeValueType k) {
@@ -76,8 +77,7 @@ BoellaardScatterCorrectionImageFilter<TImage>::BeforeThreadedGenerateData()
       }
       behind /= static_cast<double>(slice.GetNumberOfPixels());
       m_Scatter[k] = std::min(m_ScatterToPrimaryRatio * behind, darkest - m_NonNegativityThreshold);
-    },
-    nullptr);
+    });
 }
 
 template <typename TImage>

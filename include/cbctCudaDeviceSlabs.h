@@ -4,13 +4,11 @@
 #include "cbctCudaCheck.h"
 #include "cbctSlabSplit.h"
 #include "cbctThreadSlabReduction.h"
+#include "cbctWorkerErrors.h"
 
 #include <itkImageAlgorithm.h>
 
-#include <exception>
 #include <functional>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 namespace cbct
@@ -38,40 +36,23 @@ public:
   {
     const auto slabs = SlabSplit::Equal(output->GetBufferedRegion(), devices.size());
     ThreadSlabReduction reduction(static_cast<unsigned int>(slabs.size()));
-    std::exception_ptr first;
-    std::mutex mutex;
-    std::vector<std::thread> threads;
-    for (std::size_t d = 0; d < slabs.size(); ++d)
-      threads.emplace_back([&, d]() {
-        try
-        {
-          CudaCheck(cudaSetDevice(devices[d]), "cudaSetDevice (" + std::to_string(devices[d]) + ")");
-          auto slabInitial = TImage::New();
-          slabInitial->CopyInformation(initial);
-          slabInitial->SetRegions(slabs[d]);
-          slabInitial->Allocate();
-          itk::ImageAlgorithm::Copy(initial, slabInitial.GetPointer(), slabs[d], slabs[d]);
-          auto slabOutput = TImage::New();
-          slabOutput->CopyInformation(output);
-          slabOutput->SetRegions(slabs[d]);
-          slabOutput->Allocate();
-          work(slabInitial, slabOutput, reduction.Participant(static_cast<unsigned int>(d)), d == 0);
-          itk::ImageAlgorithm::Copy(slabOutput.GetPointer(), output, slabs[d], slabs[d]);
-        }
-        catch (...)
-        {
-          {
-            std::lock_guard<std::mutex> lock(mutex);
-            if (!first)
-              first = std::current_exception(); // the cause, not the others' "another GPU failed"
-          }
-          reduction.Abandon();
-        }
-      });
-    for (auto & t : threads)
-      t.join();
-    if (first)
-      std::rethrow_exception(first);
+    RunThreads(
+      slabs.size(),
+      [&](std::size_t d) {
+        CudaCheck(cudaSetDevice(devices[d]), "cudaSetDevice (" + std::to_string(devices[d]) + ")");
+        auto slabInitial = TImage::New();
+        slabInitial->CopyInformation(initial);
+        slabInitial->SetRegions(slabs[d]);
+        slabInitial->Allocate();
+        itk::ImageAlgorithm::Copy(initial, slabInitial.GetPointer(), slabs[d], slabs[d]);
+        auto slabOutput = TImage::New();
+        slabOutput->CopyInformation(output);
+        slabOutput->SetRegions(slabs[d]);
+        slabOutput->Allocate();
+        work(slabInitial, slabOutput, reduction.Participant(static_cast<unsigned int>(d)), d == 0);
+        itk::ImageAlgorithm::Copy(slabOutput.GetPointer(), output, slabs[d], slabs[d]);
+      },
+      [&] { reduction.Abandon(); }); // the others stop; the first failure, the cause, is rethrown
   }
 };
 

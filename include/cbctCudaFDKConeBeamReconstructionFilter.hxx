@@ -8,6 +8,7 @@
 #include "cbctRampFilterResponse.h"
 #include "cbctSlabSplit.h"
 #include "cbctTruncationCorrection.hcu"
+#include "cbctWorkerErrors.h"
 
 #include <algorithm>
 #include <chrono>
@@ -338,7 +339,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   std::unique_ptr<std::atomic<unsigned int>[]> piecesUsed(new std::atomic<unsigned int>[shares]);
   for (std::size_t d = 0; d < shares; ++d)
     piecesUsed[d] = 0;
-  std::vector<std::exception_ptr> errors(shares);
+  WorkerErrors errors; // the first failure of any device, rethrown below
   auto progress = [&]() {
     unsigned int total = 0;
     for (std::size_t d = 0; d < shares; ++d)
@@ -351,19 +352,14 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   if (shares == 1)
   {
     // One device: in this thread, reporting each piece as ITK progress.
-    try
-    {
+    errors.Run([&] {
       times[0] = this->ReconstructShare(*m_Pipelines[0], problem, shareRegions[0], abort,
                                         [&](std::size_t) {
                                           ++piecesDone;
                                           progress();
                                         },
                                         piecesUsed[0]);
-    }
-    catch (...)
-    {
-      errors[0] = std::current_exception();
-    }
+    });
   }
   else
   {
@@ -374,20 +370,16 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
     std::vector<std::thread> threads;
     for (std::size_t d = 0; d < shares; ++d)
       threads.emplace_back([&, d]() {
-        try
-        {
+        const bool done = errors.Run([&] {
           times[d] = this->ReconstructShare(*m_Pipelines[d], problem, shareRegions[d], abort,
                                             [&](std::size_t) {
                                               ++piecesDone;
                                               changed.notify_all();
                                             },
                                             piecesUsed[d]);
-        }
-        catch (...)
-        {
-          errors[d] = std::current_exception();
+        });
+        if (!done)
           abort = true; // the other devices stop at their next piece
-        }
         std::lock_guard<std::mutex> lock(mutex);
         --running;
         changed.notify_all();
@@ -408,9 +400,7 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   const auto runsEnd = std::chrono::steady_clock::now();
   if (!m_KeepDeviceMemory)
     m_Pipelines.clear(); // nothing left on the devices after the update
-  for (const auto & e : errors)
-    if (e)
-      std::rethrow_exception(e);
+  errors.RethrowFirst();
   output->GetCudaDataManager()->MarkHostModified(); // the result is in host memory
 
   m_NumberOfPieces = 0;

@@ -8,6 +8,7 @@
 #include "cbctRampFilterResponse.h"
 #include "cbctSlabSplit.h"
 #include "cbctTruncationCorrection.hcu"
+#include "cbctWorkerErrors.h"
 
 #include <atomic>
 #include <chrono>
@@ -212,7 +213,7 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   std::atomic<bool> abort{ false };
   std::atomic<unsigned int> framesDone{ 0 }, piecesUsed{ 0 };
   std::vector<CudaFDKTimes> times(workers);
-  std::vector<std::exception_ptr> errors(workers);
+  WorkerErrors errors; // the first failure of any frame, rethrown below
   const auto work = [&](unsigned int w) {
     CudaCheck(cudaSetDevice(device), "cudaSetDevice (" + std::to_string(device) + ")");
     CudaFDKDevicePipeline pipeline(device);
@@ -280,14 +281,7 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   };
   if (workers == 1)
   {
-    try
-    {
-      work(0);
-    }
-    catch (...)
-    {
-      errors[0] = std::current_exception();
-    }
+    errors.Run([&] { work(0); });
   }
   else
   {
@@ -298,15 +292,8 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
     std::vector<std::thread> threads;
     for (unsigned int w = 0; w < workers; ++w)
       threads.emplace_back([&, w]() {
-        try
-        {
-          work(w);
-        }
-        catch (...)
-        {
-          errors[w] = std::current_exception();
+        if (!errors.Run([&] { work(w); }))
           abort = true; // the other workers stop at their next frame
-        }
         std::lock_guard<std::mutex> lock(mutex);
         --running;
         changed.notify_all();
@@ -326,9 +313,7 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
     for (auto & t : threads)
       t.join();
   }
-  for (const auto & e : errors)
-    if (e)
-      std::rethrow_exception(e);
+  errors.RethrowFirst();
   m_NumberOfPieces = piecesUsed;
   this->UpdateProgress(1.f);
   CudaFDKTimes sum;

@@ -3,8 +3,7 @@
 
 #include "cbctEmissionLattice.h"
 #include "cbctProjectorOperator.h"
-
-#include <itkMultiThreaderBase.h>
+#include "cbctWorkerErrors.h"
 
 #include <algorithm>
 #include <cmath>
@@ -75,7 +74,7 @@ public:
   void
   Forward(const float * volume, float * projections, const std::vector<unsigned int> & subset, bool add) const override
   {
-    itk::MultiThreaderBase::New()->ParallelizeArray(
+    ParallelizeArray(
       0, subset.size(),
       [&](itk::SizeValueType n) {
         const unsigned int k = subset[n];
@@ -87,8 +86,7 @@ public:
         float * out = projections + static_cast<std::size_t>(k) * this->PixelsPerProjection();
         for (std::size_t p = 0; p < plane.size(); ++p)
           out[p] = add ? out[p] + plane[p] : plane[p];
-      },
-      nullptr);
+      });
   }
 
   /** volume (+)= sum over k of `subset` of A_k^T projections[k]. */
@@ -99,7 +97,7 @@ public:
     const std::size_t units =
       std::max<std::size_t>(1, std::min<std::size_t>(subset.size(), itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()));
     std::vector<std::vector<double>> partial(units, std::vector<double>(voxels, 0.));
-    itk::MultiThreaderBase::New()->ParallelizeArray(
+    ParallelizeArray(
       0, units,
       [&](itk::SizeValueType unit) {
         for (std::size_t n = unit; n < subset.size(); n += units)
@@ -111,8 +109,7 @@ public:
                                     this->Transmissions(k, scratch), cells.data());
           this->Gather(v, cells.data(), partial[unit].data());
         }
-      },
-      nullptr);
+      });
     for (std::size_t x = 0; x < voxels; ++x)
     {
       double sum = 0.;

@@ -4,6 +4,7 @@
 #include "cbctDetectorCoordinates.h"
 #include "cbctInputChecks.h"
 #include "cbctVoxelRunBackProjection.h"
+#include "cbctWorkerErrors.h"
 
 #include <itkImageAlgorithm.h>
 #include <itkProgressTransformer.h>
@@ -281,15 +282,15 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateDataInColumns()
     const int n = static_cast<int>(std::min<std::size_t>(BackProjectionBatch, count - std::min(first, count)));
     stack.Resize(n, nx, ny, static_cast<int>(buffered.GetIndex(0)), static_cast<int>(buffered.GetIndex(1)));
     threader->SetNumberOfWorkUnits(static_cast<itk::ThreadIdType>(std::max(n, 1)));
-    threader->ParallelizeArray(
-      0, static_cast<itk::SizeValueType>(n),
-      [&](itk::SizeValueType k) { stack.Fill(static_cast<int>(k), data + (first + k) * slice); }, nullptr);
+    ParallelizeArray(
+      threader, 0, static_cast<itk::SizeValueType>(n),
+      [&](itk::SizeValueType k) { stack.Fill(static_cast<int>(k), data + (first + k) * slice); });
     threader->SetNumberOfWorkUnits(static_cast<itk::ThreadIdType>(slabs));
-    threader->ParallelizeArray(
-      0, slabs,
+    ParallelizeArray(
+      threader, 0, slabs,
       [&](itk::SizeValueType s) {
         // An abort (a progress observer's, e.g. Python's callback raising) skips the remaining slabs;
-        // the exception is thrown below, on this thread (the pool drops a job's exceptions).
+        // the exception is thrown below, on this thread, once the batch's jobs have returned.
         if (this->GetAbortGenerateData())
           return;
         auto piece = region;

@@ -1,7 +1,7 @@
 #ifndef cbctFourDOperations_h
 #define cbctFourDOperations_h
 
-#include <itkMultiThreaderBase.h>
+#include "cbctWorkerErrors.h"
 
 #include <algorithm>
 #include <cmath>
@@ -47,7 +47,7 @@ public:
   {
     const std::vector<float> & weights = m_Weights[frame];
     const std::size_t pixels = m_PixelsPerProjection;
-    itk::MultiThreaderBase::New()->ParallelizeArray(
+    ParallelizeArray(
       0, weights.size(),
       [&](itk::SizeValueType k) {
         const float w = weights[k];
@@ -58,8 +58,7 @@ public:
           const float value = w * in[i];
           out[i] = add ? out[i] + value : value;
         }
-      },
-      nullptr);
+      });
   }
 
   /** v = max(v, 0) (a NaN stays NaN). */
@@ -108,7 +107,7 @@ public:
     std::vector<float *> f(count);
     for (std::size_t t = 0; t < count; ++t)
       f[t] = frames[t].data();
-    itk::MultiThreaderBase::New()->ParallelizeArray(
+    ParallelizeArray(
       0, voxels,
       [&](itk::SizeValueType v) {
         float * p = dual + v;
@@ -133,8 +132,7 @@ public:
           f[t][v] = f[t][v] - l * (current - previous);
           previous = current;
         }
-      },
-      nullptr);
+      });
   }
 
 private:

@@ -3,10 +3,10 @@
 
 #include "cbctI0Estimate.h"
 #include "cbctInputChecks.h"
+#include "cbctWorkerErrors.h"
 
 #include <itkImageRegionConstIterator.h>
 #include <itkImageScanlineIterator.h>
-#include <itkMultiThreaderBase.h>
 
 #include <sstream>
 
@@ -77,7 +77,8 @@ IntensityToLineIntegralImageFilter<TInputImage, TOutputImage>::BeforeThreadedGen
   {
     // One projection per work item; the buffered region holds whole projections.
     const auto & buffered = input->GetBufferedRegion();
-    this->GetMultiThreader()->ParallelizeArray(
+    ParallelizeArray(
+      this->GetMultiThreader(),
       static_cast<itk::SizeValueType>(begin),
       static_cast<itk::SizeValueType>(end),
       [&](itk::SizeValueType k) {
@@ -89,8 +90,7 @@ IntensityToLineIntegralImageFilter<TInputImage, TOutputImage>::BeforeThreadedGen
         for (itk::ImageRegionConstIterator<TInputImage> it(input, slice); !it.IsAtEnd(); ++it)
           pixels.push_back(it.Get());
         m_I0s[k] = EstimateI0(pixels.data(), pixels.size(), m_AirThreshold);
-      },
-      nullptr);
+      });
     for (itk::IndexValueType k = begin; k < end; ++k)
     {
       const double i0 = m_I0s[k];

@@ -4,8 +4,7 @@
 #include "cbctJosephGather.hcu"
 #include "cbctJosephGatherCells.h"
 #include "cbctJosephProjector.h"
-
-#include <itkMultiThreaderBase.h>
+#include "cbctWorkerErrors.h"
 
 #include <algorithm>
 #include <memory>
@@ -110,16 +109,14 @@ public:
     for (std::size_t first = 0; first < subset.size(); first += Batch)
     {
       const std::size_t count = std::min<std::size_t>(Batch, subset.size() - first);
-      itk::MultiThreaderBase::New()->ParallelizeArray(
-        0, count * m_Rows, [&](itk::SizeValueType n) { this->SetUpRow(subset[first + n / m_Rows], static_cast<int>(n % m_Rows), rays, n * m_Columns); },
-        nullptr);
-      itk::MultiThreaderBase::New()->ParallelizeArray(
+      ParallelizeArray(
+        0, count * m_Rows, [&](itk::SizeValueType n) { this->SetUpRow(subset[first + n / m_Rows], static_cast<int>(n % m_Rows), rays, n * m_Columns); });
+      ParallelizeArray(
         0, tileCount,
         [&](itk::SizeValueType t) {
           const int tile[3] = { static_cast<int>(t % tiles[0]), static_cast<int>(t / tiles[0] % tiles[1]), static_cast<int>(t / tiles[0] / tiles[1]) };
           this->GatherTile(tile, projections, rays, subset, first, count, volume);
-        },
-        nullptr);
+        });
     }
   }
 

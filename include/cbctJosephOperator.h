@@ -5,6 +5,7 @@
 #include "cbctJosephGatherBackProjector.h"
 #include "cbctJosephProjector.h"
 #include "cbctRayDrivenOperator.h"
+#include "cbctWorkerErrors.h"
 
 namespace cbct
 {
@@ -55,7 +56,7 @@ public:
   Forward(const float * volume, float * projections, const std::vector<unsigned int> & subset, bool add) const override
   {
     const auto rows = static_cast<itk::SizeValueType>(m_Rows);
-    itk::MultiThreaderBase::New()->ParallelizeArray(
+    ParallelizeArray(
       0, subset.size() * rows,
       [&](itk::SizeValueType unit) {
         const unsigned int k = subset[unit / rows];
@@ -70,8 +71,7 @@ public:
         launch.add = add;
         launch.out = projections + (static_cast<std::size_t>(k) * m_Rows + row) * m_Columns;
         JosephForwardRow(launch);
-      },
-      nullptr);
+      });
   }
 
   /** The gather (default) or the scatter. Parallel beams are always scattered: the gather is

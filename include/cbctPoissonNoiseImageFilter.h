@@ -2,10 +2,10 @@
 #define cbctPoissonNoiseImageFilter_h
 
 #include "cbctInputChecks.h"
+#include "cbctWorkerErrors.h"
 
 #include <itkImageRegionConstIteratorWithIndex.h>
 #include <itkImageToImageFilter.h>
-#include <itkMultiThreaderBase.h>
 
 #include <cmath>
 #include <cstdint>
@@ -79,7 +79,7 @@ protected:
         ThrowBadParameter(where.str(), it.Get(), "a finite value >= 0 (a Poisson mean)");
       }
     }
-    itk::MultiThreaderBase::New()->ParallelizeArray(
+    ParallelizeArray(
       0, region.GetSize(last),
       [&](itk::SizeValueType n) {
         auto index = region.GetIndex();

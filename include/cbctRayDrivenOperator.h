@@ -2,9 +2,9 @@
 #define cbctRayDrivenOperator_h
 
 #include "cbctProjectorOperator.h"
+#include "cbctWorkerErrors.h"
 
 #include <itkImage.h>
-#include <itkMultiThreaderBase.h>
 
 #include <algorithm>
 #include <functional>
@@ -61,7 +61,7 @@ public:
     rays.reserve(subset.size());
     for (unsigned int k : subset)
       rays.push_back(m_MakeProjector(k));
-    itk::MultiThreaderBase::New()->ParallelizeArray(
+    ParallelizeArray(
       0, subset.size() * m_Rows,
       [&](itk::SizeValueType unit) {
         const std::size_t n = unit / m_Rows, j = unit % m_Rows;
@@ -75,8 +75,7 @@ public:
           float & p = out[i];
           p = static_cast<float>(add ? p + sum : sum);
         }
-      },
-      nullptr);
+      });
   }
 
   /** volume (+)= sum over k of `subset` of A_k^T projections[k]. */
@@ -85,7 +84,7 @@ public:
   {
     const std::size_t units = std::max<std::size_t>(1, std::min<std::size_t>(subset.size(), itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads()));
     std::vector<std::vector<double>> partial(units, std::vector<double>(m_Voxels, 0.));
-    itk::MultiThreaderBase::New()->ParallelizeArray(
+    ParallelizeArray(
       0, units,
       [&](itk::SizeValueType unit) {
         std::vector<double> & acc = partial[unit];
@@ -104,8 +103,7 @@ public:
                         [&](long long offset, double w) { acc[offset] += w * value; });
             }
         }
-      },
-      nullptr);
+      });
     for (std::size_t v = 0; v < m_Voxels; ++v)
     {
       double sum = 0.;

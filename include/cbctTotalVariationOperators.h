@@ -2,9 +2,9 @@
 #define cbctTotalVariationOperators_h
 
 #include "cbctTotalVariation.hcu"
+#include "cbctWorkerErrors.h"
 
 #include <itkImageBase.h>
-#include <itkMultiThreaderBase.h>
 
 #include <cmath>
 #include <cstddef>
@@ -116,15 +116,14 @@ private:
   void
   ForEachVoxel(F && f) const
   {
-    itk::MultiThreaderBase::New()->ParallelizeArray(
+    ParallelizeArray(
       0, m_Grid.size[2],
       [&](itk::SizeValueType z) {
         const int Z = static_cast<int>(z);
         for (int Y = 0; Y < m_Grid.size[1]; ++Y)
           for (int X = 0; X < m_Grid.size[0]; ++X)
             f(X, Y, Z, TVOffset(m_Grid, X, Y, Z));
-      },
-      nullptr);
+      });
   }
 
   TVGrid m_Grid;

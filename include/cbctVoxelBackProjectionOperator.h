@@ -7,8 +7,7 @@
 #include "cbctProjectorOperator.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 #include "cbctVoxelRunBackProjection.h"
-
-#include <itkMultiThreaderBase.h>
+#include "cbctWorkerErrors.h"
 
 #include <algorithm>
 #include <memory>
@@ -74,7 +73,7 @@ public:
     const int firstRun = RunStart(m_First[2]), zEnd = m_First[2] + m_Size[2];
     const int runs = (zEnd - firstRun + BackProjectionRun - 1) / BackProjectionRun;
     const std::size_t plane = static_cast<std::size_t>(m_Size[0]) * m_Size[1];
-    itk::MultiThreaderBase::New()->ParallelizeArray(
+    ParallelizeArray(
       0, static_cast<itk::SizeValueType>(runs) * m_Size[1],
       [&](itk::SizeValueType unit) {
         const int y = static_cast<int>(unit % m_Size[1]), run = firstRun + static_cast<int>(unit / m_Size[1]) * BackProjectionRun;
@@ -120,8 +119,7 @@ public:
           for (int x = 0; x < m_Size[0]; ++x)
             out[x] = total[r * m_Size[0] + x];
         }
-      },
-      nullptr);
+      });
   }
 
 private:

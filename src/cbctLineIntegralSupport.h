@@ -8,7 +8,7 @@
 // one thread took 2.2 s of a 2.5 s import (Varian, 2-core machine), the decoding of the files 0.4 s.
 
 #include <itkImage.h>
-#include <itkMultiThreaderBase.h>
+#include "cbctWorkerErrors.h"
 
 #include <cfloat>
 #include <cstddef>
@@ -20,10 +20,10 @@ namespace cbct::detail
 {
 
 /** Calls `convert(k, slice, pixels)` for every projection k of `readings` (slice: its `pixels`
- * values, converted in place), several projections at a time on ITK's threads
- * (itk::MultiThreaderBase::ParallelizeArray, the global default number of threads). Returns what
+ * values, converted in place), several projections at a time on ITK's threads (cbct::ParallelizeArray,
+ * the global default number of threads: an exception of any call is rethrown here). Returns what
  * each call returned (e.g. how many readings it clamped), in projection order, so that counts are the
- * same whatever the threads. `convert` must not throw: check its inputs before. */
+ * same whatever the threads. */
 template <typename TConvert>
 auto
 ConvertEachProjection(itk::Image<float, 3> * readings, TConvert && convert)
@@ -34,12 +34,10 @@ ConvertEachProjection(itk::Image<float, 3> * readings, TConvert && convert)
   const std::size_t pixels = static_cast<std::size_t>(size[0]) * size[1];
   std::vector<Result> results(size[2]);
   float * buffer = readings->GetBufferPointer();
-  auto threader = itk::MultiThreaderBase::New();
-  threader->ParallelizeArray(
+  ParallelizeArray(
     0,
     size[2],
-    [&](itk::SizeValueType k) { results[k] = convert(static_cast<std::size_t>(k), buffer + k * pixels, pixels); },
-    nullptr);
+    [&](itk::SizeValueType k) { results[k] = convert(static_cast<std::size_t>(k), buffer + k * pixels, pixels); });
   return results;
 }
 

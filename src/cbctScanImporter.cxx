@@ -7,9 +7,9 @@
 #include "cbctScanSeries.h"
 #include "cbctScannerImageIOFactories.h"
 #include "cbctVarianScan.h"
+#include "cbctWorkerErrors.h"
 
 #include <itkImageIOFactory.h>
-#include <itkMultiThreaderBase.h>
 #include <itksys/SystemTools.hxx>
 
 #include <algorithm>
@@ -246,8 +246,7 @@ ReadStack(const ScannerScan * scan,
       }
     }
   };
-  auto threader = itk::MultiThreaderBase::New();
-  threader->ParallelizeArray(0, files.size(), readOne, nullptr);
+  ParallelizeArray(0, files.size(), readOne);
   if (errorIndex < files.size())
     Fail(errorMessage);
   return stack;
