@@ -1,7 +1,7 @@
 #ifndef cbctStripeRemovalImageFilter_hxx
 #define cbctStripeRemovalImageFilter_hxx
 
-#include <itkMultiThreaderBase.h>
+#include "cbctWorkerErrors.h"
 
 #include <atomic>
 #include <cmath>
@@ -52,7 +52,8 @@ StripeRemovalImageFilter<TImage>::GenerateData()
   const auto inStride = static_cast<std::ptrdiff_t>(inBuffer.GetSize(0) * inBuffer.GetSize(1));
   const auto outStride = static_cast<std::ptrdiff_t>(outBuffer.GetSize(0) * outBuffer.GetSize(1));
   std::atomic<long long> badRow{ std::numeric_limits<long long>::max() };
-  this->GetMultiThreader()->ParallelizeArray(
+  ParallelizeArray(
+    this->GetMultiThreader(),
     0,
     region.GetSize(1),
     [&](itk::SizeValueType r) {
