@@ -112,13 +112,13 @@ ParallelizeArray(itk::MultiThreaderBase * threader, itk::SizeValueType first, it
 }
 
 /** ParallelizeArray() on a new threader (itk::MultiThreaderBase::New(): ITK's global default number
- * of threads). */
+ * of threads); `filter`, when given, receives ITK's progress. */
 template <typename TJob>
 void
-ParallelizeArray(itk::SizeValueType first, itk::SizeValueType end, TJob && job)
+ParallelizeArray(itk::SizeValueType first, itk::SizeValueType end, TJob && job, itk::ProcessObject * filter = nullptr)
 {
   auto threader = itk::MultiThreaderBase::New();
-  ParallelizeArray(threader.GetPointer(), first, end, std::forward<TJob>(job));
+  ParallelizeArray(threader.GetPointer(), first, end, std::forward<TJob>(job), filter);
 }
 
 /** `threader`->ParallelizeImageRegion(region, job, filter), each piece run through a WorkerErrors. */
