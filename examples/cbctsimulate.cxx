@@ -41,6 +41,7 @@ struct Options
   double offsetY = 0.;
   double sourceOffsetX = 0.;
   double sourceOffsetY = 0.;
+  double helical = 0.; // pitch factor; 0: a circular scan
   std::string detectorSize = "256";
   std::string detectorSpacing = "1";
   std::string phantom = "shepplogan";
@@ -176,8 +177,14 @@ Simulate(const Options & o)
   if (o.projections < 1 || o.projections > 1000000)
     Bad("--nproj", o.projections, "an integer >= 1 (and <= 1000000)");
   CheckFinite("--first-angle", o.firstAngle, "an angle in degrees");
-  if (!std::isfinite(o.arc) || !(o.arc > 0.) || o.arc > 360.)
-    Bad("--arc", o.arc, "an angle in degrees in (0, 360]");
+  if (o.helical != 0. && (!std::isfinite(o.helical) || !(o.helical > 0.) || o.helical > 2.))
+    Bad("--helical", o.helical, "a pitch factor in (0, 2] (the table's feed per turn over the detector's height at the "
+                                "isocentre; above 2 the helix leaves parts of the object seen over less than half a turn), "
+                                "or 0 for a circular scan");
+  if (o.helical == 0. && (!std::isfinite(o.arc) || !(o.arc > 0.) || o.arc > 360.))
+    Bad("--arc", o.arc, "an angle in degrees in (0, 360] (more turns with --helical)");
+  if (o.helical != 0. && (!std::isfinite(o.arc) || !(o.arc > 0.) || o.arc > 360000.))
+    Bad("--arc", o.arc, "an angle in degrees in (0, 360000] (with --helical: 360 per turn)");
   CheckPositive("--sid", o.sid, "a source-to-isocenter distance > 0 in mm (parallel beam: the detector's distance from the axis)");
   if (!std::isfinite(o.sdd) || !(o.sdd >= 0.))
     Bad("--sdd", o.sdd, "a source-to-detector distance > 0 in mm, or 0 for parallel beam");
@@ -286,6 +293,10 @@ Simulate(const Options & o)
                                                              static_cast<std::uint32_t>(o.seed), o.breathingFirstPhase)
                : cbct::BreathingPhantom::ScanPhases(count, o.breathingCycles, o.breathingFirstPhase);
   }
+  if (o.helical != 0. && o.sdd == 0.)
+    throw Error("--helical: simulates a cone-beam helix; --sdd 0 is parallel beam (give --sdd > 0)");
+  if (o.helical != 0. && o.emission)
+    throw Error("--helical: simulates an X-ray scanner's helix; --emission simulates a SPECT circle (give one or the other)");
   CheckProjectorAndHardware("joseph", 0., o.hardware);
   if (!o.emission && o.hardware != "cpu")
     throw Error("--hardware " + o.hardware + ": only --emission runs on the GPU (exact projections are computed on the CPU)");
@@ -296,12 +307,19 @@ Simulate(const Options & o)
     CheckMemory("the simulation", need);
   }
 
-  // Projection k at first + k * arc / nproj, as RTK's rtksimulatedgeometry.
+  // Projection k at first + k * arc / nproj, as RTK's rtksimulatedgeometry. A helix moves the source
+  // and the detector together along y (the table moving the patient the other way), as RTK writes it:
+  // the table position added to SourceOffsetY and ProjectionOffsetY, centred on y = 0 over the scan.
   auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
   const auto count = static_cast<unsigned int>(o.projections);
+  const double feed = o.helical * size[1] * spacing[1] * (o.sdd > 0. ? o.sid / o.sdd : 1.); // mm per turn
+  const double travel = feed * (count - 1.) * o.arc / count / 360.;
   for (unsigned int k = 0; k < count; ++k)
-    geometry->AddProjection(o.sid, o.sdd, o.firstAngle + k * o.arc / count, o.offsetX, o.offsetY, 0., 0.,
-                            o.sourceOffsetX, o.sourceOffsetY);
+  {
+    const double table = feed * k * o.arc / count / 360. - 0.5 * travel;
+    geometry->AddProjection(o.sid, o.sdd, o.firstAngle + k * o.arc / count, o.offsetX, o.offsetY + table, 0., 0.,
+                            o.sourceOffsetX, o.sourceOffsetY + table);
+  }
   auto geometryWriter = cbct::ThreeDCircularProjectionGeometryXMLFileWriter::New();
   geometryWriter->SetFilename(o.geometry);
   geometryWriter->SetObject(geometry);
@@ -318,8 +336,12 @@ Simulate(const Options & o)
     std::cout << "cbct-simulate: geometry: " << count << (o.sdd == 0. ? " parallel" : "") << " projections from "
               << o.firstAngle << " deg over " << o.arc
               << " deg, SID " << o.sid << " mm, SDD " << o.sdd << " mm, detector offset (" << o.offsetX << ", "
-              << o.offsetY << ") mm, source offset (" << o.sourceOffsetX << ", " << o.sourceOffsetY << ") mm -> "
-              << o.geometry << std::endl;
+              << o.offsetY << ") mm, source offset (" << o.sourceOffsetX << ", " << o.sourceOffsetY << ") mm"
+              << " -> " << o.geometry << std::endl;
+  if (o.verbose && o.helical > 0.)
+    std::cout << "cbct-simulate: helical pitch " << o.helical << ": " << feed << " mm per turn over " << o.arc / 360.
+              << " turns, the source from y = " << o.sourceOffsetY - 0.5 * travel << " to " << o.sourceOffsetY + 0.5 * travel
+              << " mm" << std::endl;
 
   // The detector grid: u, v centred on the detector's origin (offsets are in the geometry), one
   // slice per projection.
@@ -506,7 +528,8 @@ main(int argc, char ** argv)
   app.add_option("-o,--output", o.output, "Output projections (.mha, .nrrd, .nii, .tif, ...)")->required();
   app.add_option("--nproj", o.projections, "Number of projections")->capture_default_str();
   app.add_option("--first-angle", o.firstAngle, "Gantry angle of the first projection (degrees)")->capture_default_str();
-  app.add_option("--arc", o.arc, "Angular arc covered by the projections (degrees, (0, 360])")->capture_default_str();
+  app.add_option("--arc", o.arc, "Angular arc covered by the projections (degrees, (0, 360]; with --helical 360 per turn)")
+    ->capture_default_str();
   app.add_option("--sid", o.sid, "Source-to-isocenter distance (mm)")->capture_default_str();
   app.add_option("--sdd", o.sdd, "Source-to-detector distance (mm); 0: parallel beam (RTK's convention; then --sid is the "
                                  "detector's distance from the rotation axis, SPECT's radius of rotation)")
@@ -516,6 +539,12 @@ main(int argc, char ** argv)
   app.add_option("--source-offset-x", o.sourceOffsetX, "Source offset along u (mm, RTK's SourceOffsetX)")
     ->capture_default_str();
   app.add_option("--source-offset-y", o.sourceOffsetY, "Source offset along v (mm, RTK's SourceOffsetY)")
+    ->capture_default_str();
+  app.add_option("--helical", o.helical, "A helical scan of pitch factor PITCH in (0, 2]: the source and the detector move "
+                                         "along the rotation axis (y) by PITCH times the detector's height at the isocentre "
+                                         "(rows x pixel height x SID / SDD) per turn, centred on y = 0 (RTK's helix: the "
+                                         "table position in SourceOffsetY and ProjectionOffsetY); --arc gives the turns. "
+                                         "0: a circular scan")
     ->capture_default_str();
   app.add_option("--detector-size", o.detectorSize, "Detector pixels: N or U,V")->capture_default_str();
   app.add_option("--detector-spacing", o.detectorSpacing, "Detector pixel size (mm): s or U,V")->capture_default_str();
@@ -576,7 +605,8 @@ main(int argc, char ** argv)
     { "--output", SlicerIo("image", "output", "Output") },
     { "--nproj", SlicerRange("Scan", "1", "10000", "1") },
     { "--first-angle", SlicerRange("Scan", "-360", "360", "1") },
-    { "--arc", SlicerRange("Scan", "0", "360", "1") },
+    { "--arc", SlicerRange("Scan", "0", "360000", "1") },
+    { "--helical", SlicerRange("Scan", "0", "2", "0.1") },
     { "--sid", SlicerRange("Scan", "0", "100000", "10") },
     { "--sdd", SlicerRange("Scan", "0", "100000", "10") },
     { "--proj-offset-x", SlicerIn("Detector") },

@@ -1,6 +1,8 @@
 #ifndef cbctFDKConeBeamReconstructionFilter_hxx
 #define cbctFDKConeBeamReconstructionFilter_hxx
 
+#include "cbctHelicalOrbit.h"
+
 #include <itkCommand.h>
 #include <itkProgressAccumulator.h>
 
@@ -103,6 +105,7 @@ FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::GenerateOutputInform
   if (m_Geometry.IsNull())
     ThrowBadParameter("FDKConeBeamReconstructionFilter geometry", "none", "a ThreeDCircularProjectionGeometry (SetGeometry)");
   m_Geometry->RequireConeBeam("FDK");
+  HelicalOrbit::RequireCircular(m_Geometry, "FDK", "SART, CGLS or OSEM");
   this->WireStages();
   // The displaced-detector decision needs the field of view this volume asks for.
   m_WeightFilter->SetFieldOfViewRadius(DisplacedDetectorCoverage::ReconstructedRadius(this->GetInput(0)));

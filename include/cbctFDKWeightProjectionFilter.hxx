@@ -2,6 +2,7 @@
 #define cbctFDKWeightProjectionFilter_hxx
 
 #include "cbctDetectorCoordinates.h"
+#include "cbctHelicalOrbit.h"
 #include "cbctInputChecks.h"
 #include "cbctRayAxisDistance.h"
 
@@ -30,6 +31,7 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::VerifyPreconditions() ITKv
   if (m_Geometry.IsNull())
     ThrowBadParameter("FDKWeightProjectionFilter geometry", "none", "a ThreeDCircularProjectionGeometry");
   m_Geometry->RequireConeBeam("FDK");
+  HelicalOrbit::RequireCircular(m_Geometry, "FDK", "SART, CGLS or OSEM");
 }
 
 template <typename TInputImage, typename TOutputImage>
