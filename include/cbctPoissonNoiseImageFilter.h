@@ -80,7 +80,7 @@ protected:
       }
     }
     ParallelizeArray(
-      0, region.GetSize(last),
+      this->GetMultiThreader(), 0, region.GetSize(last),
       [&](itk::SizeValueType n) {
         auto index = region.GetIndex();
         index[last] += static_cast<itk::IndexValueType>(n);
