@@ -239,7 +239,8 @@ main(int argc, char ** argv)
                 "each projection goes to its nearest frame (a rectangular window of 1/N of the cycle), so each is "
                 "backprojected once; --gating-window widens the window, --gating-shape triangular weights projections "
                 "by their distance to the frame's phase. A frame's projections come in clusters, one per breathing "
-                "cycle: each is weighted by its share of the angle among the frame's own projections. The output is a "
+                "cycle: each cluster stands for its share of the angle, spread evenly over its projections, so that "
+                "the frame is the average of the object over the phases of its window. The output is a "
                 "4D image (the 4th axis is the frame); --frames-prefix also writes one 3D file per frame.",
                 "cbct-fourdfdk" };
   std::map<std::string, SlicerParameter> slicer;

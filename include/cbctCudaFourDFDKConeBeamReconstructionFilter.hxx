@@ -231,7 +231,7 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
       {
         const unsigned int k = frame.projections[i];
         FDKWeightingProjection p = allParameters[k];
-        // FDK's constant with the frame's angular share (FDKWeightProjectionFilter: SID * SDD * share / 2).
+        // FDK's constant with the frame's angular weight (FDKWeightProjectionFilter: SID * SDD * weight / 2).
         p.scale = static_cast<float>(geometry->GetSourceToIsocenterDistance(k) * geometry->GetSourceToDetectorDistance(k) * 0.5 *
                                      frame.weights[i]);
         parameters.push_back(p);

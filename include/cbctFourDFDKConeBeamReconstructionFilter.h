@@ -40,8 +40,9 @@ namespace cbct
  * The cosine and redundancy weights and the ramp filter do not depend on the frame, so every
  * projection is weighted and filtered once, with the whole scan's geometry (its short-scan and
  * displaced-detector decisions are the scan's). Only FDK's angular weight differs from frame to
- * frame: it is the projection's share of the angle among the frame's own projections
- * (FourDGating), a scalar per projection applied when the frame's stack is gathered. Each frame is
+ * frame: each cluster of the frame's projections (one per breathing cycle) stands for its share of the
+ * angle, spread evenly over its projections (FourDGating), a scalar per projection applied when the
+ * frame's stack is gathered. Each frame is
  * then backprojected from its projections alone. By default each projection goes to its nearest
  * frame, so each is backprojected once over all frames.
  *

@@ -129,7 +129,7 @@ FourDFDKConeBeamReconstructionFilter<TImage, TOutputImage>::GenerateData()
   const std::size_t slice = filteredRegion.GetSize(0) * filteredRegion.GetSize(1);
   const auto firstSlice = filteredRegion.GetIndex(2);
   // The weighting scaled projection k by its share of the whole scan (GetAngularGaps()); a frame
-  // rescales it to its share among the frame's projections.
+  // rescales it to its weight in the frame (FourDGating::ClusterWeights).
   const std::vector<double> gaps = m_Geometry->GetAngularGaps();
   const std::size_t voxels = volume->GetLargestPossibleRegion().GetNumberOfPixels();
   for (unsigned int f = 0; f < m_NumberOfFrames; ++f)

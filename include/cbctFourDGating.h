@@ -25,15 +25,22 @@ namespace cbct
  *
  * Angular weights: a frame's projections come in clusters (one per breathing cycle), so the
  * geometry's own angular gaps (which replace a gap over three times the median by the median, for
- * the open end of a short scan) would weight them wrongly. Here each selected projection stands for
- * the arc between the midpoints to its neighbours in source azimuth among the frame's own
- * projections; only the open end of a short scan (the whole scan's largest gap, when over three times
- * its median step) is not covered: an edge projection reaches half a median step past the arc's end,
- * as in the 3D FDK. So a frame of a regular full scan gets shares that sum to 2 pi and FDK's constant
- * holds for it, and a frame that is the whole regular scan gets exactly
- * ThreeDCircularProjectionGeometry::GetAngularGaps(). With gating weights g (triangular), the weights
- * are share x g, scaled so that they still sum to the shares' sum (the frame keeps the scan's total
- * angle; with g = 1 nothing changes).
+ * the open end of a short scan) would weight them wrongly: the frame would get about 1/N of its
+ * density. Each cluster (a run of projections that are neighbours in the whole scan) stands for its
+ * share of the angle: the arc between the midpoints to the neighbouring clusters in source azimuth
+ * (AngularShares, summed over the cluster); only the open end of a short scan (the whole scan's
+ * largest gap, when over three times its median step) is not covered: an edge projection reaches half
+ * a median step past the arc's end, as in the 3D FDK. Within a cluster that share is spread over the
+ * projections in proportion to their own angular steps in the whole scan (ClusterWeights), evenly for
+ * a regular scan. So a frame of a regular full scan gets weights that sum to 2 pi and FDK's constant
+ * holds for it, a frame that is the whole regular scan gets exactly
+ * ThreeDCircularProjectionGeometry::GetAngularGaps(), and every projection of a cluster counts the
+ * same: the frame is the average of the object over the cluster's phases. (Weighting each projection
+ * by the arc to its neighbours in the frame instead gives a cluster's two end projections, the
+ * farthest from the frame's phase, most of its weight: a sphere moving 24 mm was then placed 2.8 mm
+ * from its extreme position instead of the window's 1.2 mm average.) With gating weights g
+ * (triangular), the weights are that weight x g, scaled so that they still sum to the same total (the
+ * frame keeps the scan's total angle; with g = 1 nothing changes).
  * \ingroup ConeBeamCT
  */
 class ConeBeamCT_EXPORT FourDGating
@@ -66,9 +73,19 @@ public:
                WindowShape shape = WindowShape::Rectangular);
 
   /** The angular share (radians) of each projection of `subset` (indices into `geometry`, any order)
-   * among the projections of `subset` alone, as described above; the result follows `subset`'s order. */
+   * among the projections of `subset` alone: the arc between the midpoints to its neighbours in source
+   * azimuth (the open end of a short scan excepted, as described above); the result follows `subset`'s
+   * order. */
   static std::vector<double>
   AngularShares(const ThreeDCircularProjectionGeometry * geometry, const std::vector<unsigned int> & subset);
+
+  /** The angular weight (radians) of each projection of `subset` as a frame uses it: each cluster of
+   * projections that are neighbours in the whole scan keeps its share of the angle (the sum of its
+   * projections' AngularShares), spread over its projections in proportion to their own angular steps
+   * in the whole scan (GetAngularGaps()). The frames' weights (before gating weights). Follows
+   * `subset`'s order. */
+  static std::vector<double>
+  ClusterWeights(const ThreeDCircularProjectionGeometry * geometry, const std::vector<unsigned int> & subset);
 
   /** A geometry holding projections `subset` of `geometry`, in that order (RTK parameters where
    * given, else the matrices). */

@@ -111,6 +111,72 @@ FourDGating::AngularShares(const ThreeDCircularProjectionGeometry * geometry, co
   return shares;
 }
 
+std::vector<double>
+FourDGating::ClusterWeights(const ThreeDCircularProjectionGeometry * geometry, const std::vector<unsigned int> & subset)
+{
+  const std::vector<double> shares = AngularShares(geometry, subset); // checks the geometry and the indices
+  const std::size_t n = subset.size();
+  if (n < 2)
+    return shares;
+  const unsigned int count = geometry->GetNumberOfProjections();
+  // The whole scan in azimuth order (ties by index, as GetAngularGaps() sorts): rank of each projection,
+  // and the rank after which the open end of a short scan lies (none: count).
+  std::vector<std::pair<double, unsigned int>> scan(count);
+  for (unsigned int k = 0; k < count; ++k)
+    scan[k] = { geometry->GetSourceAzimuth(k), k };
+  std::sort(scan.begin(), scan.end());
+  std::vector<unsigned int> rank(count);
+  for (unsigned int r = 0; r < count; ++r)
+    rank[scan[r].second] = r;
+  const OpenEnd end = FindOpenEnd(geometry);
+  unsigned int openAfter = count;
+  if (end.open)
+    for (unsigned int r = 0; r < count; ++r)
+      if (scan[r].first == end.from && scan[(r + 1) % count].first == end.to)
+      {
+        openAfter = r;
+        break;
+      }
+  const std::vector<double> steps = geometry->GetAngularGaps();
+
+  // The subset in scan order; a cluster is a run of projections that are neighbours in the whole scan.
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{ 0 });
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank[subset[a]] < rank[subset[b]]; });
+  const auto follows = [&](std::size_t i) { // order[i] is the scan's next projection after order[i - 1] (cyclic)
+    const unsigned int before = rank[subset[order[(i + n - 1) % n]]];
+    return before != openAfter && rank[subset[order[i]]] == (before + 1) % count;
+  };
+  // Start at a cluster's first projection (none when the subset is one closed ring: the whole full scan).
+  std::size_t start = 0;
+  while (start < n && follows(start))
+    ++start;
+  if (start == n)
+    start = 0;
+  std::vector<double> weights(n, 0.);
+  for (std::size_t done = 0; done < n;)
+  {
+    std::size_t length = 1;
+    while (length < n && follows((start + length) % n))
+      ++length;
+    double share = 0., step = 0.;
+    for (std::size_t j = 0; j < length; ++j)
+    {
+      const std::size_t i = order[(start + j) % n];
+      share += shares[i];
+      step += steps[subset[i]];
+    }
+    for (std::size_t j = 0; j < length; ++j)
+    {
+      const std::size_t i = order[(start + j) % n];
+      weights[i] = step > 0. ? share * steps[subset[i]] / step : share / length;
+    }
+    done += length;
+    start = (start + length) % n;
+  }
+  return weights;
+}
+
 std::vector<FourDGating::Frame>
 FourDGating::SelectFrames(const ThreeDCircularProjectionGeometry * geometry,
                           const std::vector<double> & phases,
@@ -170,7 +236,7 @@ FourDGating::SelectFrames(const ThreeDCircularProjectionGeometry * geometry,
                         "without projections",
                         "at least one projection in its gating window (" + std::to_string(window) +
                           " of the cycle): fewer frames, a wider window or a signal that covers every phase");
-    const std::vector<double> shares = AngularShares(geometry, frame.projections);
+    const std::vector<double> shares = ClusterWeights(geometry, frame.projections);
     double total = 0., gated = 0.;
     for (std::size_t i = 0; i < shares.size(); ++i)
     {

@@ -88,8 +88,9 @@ def fourd_fdk(
 
     Frame f of ``frames`` is centred at phase f / frames. By default each projection goes to its
     nearest frame (a rectangular window of 1/frames of the cycle), so each is backprojected once. A
-    frame's projections come in clusters (one per breathing cycle): each is weighted by its share of
-    the angle among the frame's own projections, so a frame keeps FDK's scale.
+    frame's projections come in clusters (one per breathing cycle): each cluster stands for its share
+    of the angle, spread evenly over its projections, so that a frame keeps FDK's scale and is the
+    average of the object over the phases of its window.
 
     Parameters
     ----------
