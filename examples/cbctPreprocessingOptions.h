@@ -13,12 +13,15 @@
 // them as they are; files of floating-point values are line integrals, unless --i0 is given (then
 // they are intensities too). RTK's meanings throughout, with two differences: without --i0, I0 is
 // estimated from each projection's air (RTK takes the pixel type's largest value), and
-// floating-point files can be intensities (RTK converts integer files only).
+// floating-point files can be intensities (RTK converts integer files only). Ring removal (--rings
+// and its --rings-* parameters, named as TomoPy names them) is not RTK's: it acts on the line
+// integrals, after the logarithm.
 #include "cbctBufferedImageSource.h"
 #include "cbctGridOptions.h"
 #include "cbctProjectionFiles.h"
 #include "cbctProjectionRows.h"
 #include "cbctProjectionPreprocessingFilter.h"
+#include "cbctDaubechiesWavelet.h"
 
 #include <itkImageIOFactory.h>
 
@@ -44,6 +47,14 @@ struct PreprocessingOptions
   std::string waterPrecorrection;
   double scatterToPrimaryRatio = 0.;
   double nonNegativity = std::numeric_limits<double>::quiet_NaN();
+  std::string rings = "none";
+  unsigned int ringsSize = 0;
+  unsigned int ringsLevel = 0;
+  std::string ringsWavelet = "db5";
+  double ringsSigma = 2.;
+  bool ringsNoPad = false;
+  /** Each --rings-* parameter's option and the method it belongs to. */
+  std::vector<std::pair<const CLI::Option *, std::string>> ringsParameters;
   const CLI::Option * i0Option = nullptr;
   const CLI::Option * darkOption = nullptr;
   const CLI::Option * airThresholdOption = nullptr;
@@ -86,6 +97,33 @@ AddPreprocessingOptions(CLI::App & app, PreprocessingOptions & o, std::map<std::
     ->capture_default_str();
   app.add_option("--nonneg", o.nonNegativity, "Boellaard scatter correction: the darkest pixel keeps at least this "
                                               "intensity (default 20)");
+  app.add_option("--rings", o.rings, "Ring (stripe) removal on the line integrals, one detector row across the "
+                                     "projections at a time: none, sorting (Vo et al. 2018: median across the detector "
+                                     "of each column's values sorted along the angle) or wavelet (Munch et al. 2009: "
+                                     "wavelet-Fourier damping of what is constant along the angle)")
+    ->capture_default_str();
+  auto parameter = [&](CLI::Option * option, const std::string & method) {
+    o.ringsParameters.emplace_back(option, method);
+    return option;
+  };
+  parameter(app.add_option("--rings-size", o.ringsSize, "--rings sorting: the median's window across the detector in pixels "
+                                              "(0: TomoPy's, 1 % of the width, at least 5; 21 above 2000 pixels)"),
+            "sorting")
+    ->capture_default_str();
+  parameter(app.add_option("--rings-level", o.ringsLevel, "--rings wavelet: wavelet levels (0: ceil(log2) of the "
+                                                          "larger of the projections and the detector width)"),
+            "wavelet")
+    ->capture_default_str();
+  parameter(app.add_option("--rings-wavelet", o.ringsWavelet, "--rings wavelet: the wavelet, haar or db1 .. db10"), "wavelet")
+    ->capture_default_str();
+  parameter(app.add_option("--rings-sigma", o.ringsSigma, "--rings wavelet: the damping's width in Fourier space "
+                                                          "along the angle (frequency indices; larger removes more, "
+                                                          "of the object too)"),
+            "wavelet")
+    ->capture_default_str();
+  parameter(app.add_flag("--rings-no-pad", o.ringsNoPad, "--rings wavelet: no padding of the angle axis (by default "
+                                                         "it is extended by 1/8 with zeros, as TomoPy's pad)"),
+            "wavelet");
   slicer["--i0"] = SlicerRange(group, "0", "1e9", "1", "double");
   slicer["--idark"] = SlicerWhenGiven(SlicerRange(group, "-1e9", "1e9", "1", "double"));
   slicer["--nolineint"] = SlicerIn(group);
@@ -98,6 +136,14 @@ AddPreprocessingOptions(CLI::App & app, PreprocessingOptions & o, std::map<std::
   slicer["--wpc"] = SlicerIn(group, "double-vector");
   slicer["--spr"] = SlicerRange(group, "0", "10", "0.01");
   slicer["--nonneg"] = SlicerRange(group, "-1e9", "1e9", "1", "double");
+  const std::string rings = "Ring removal";
+  slicer["--rings"] = SlicerIn(rings, "string-enumeration", { "none", "sorting", "wavelet" });
+  slicer["--rings-size"] = SlicerRange(rings, "0", "1001", "1");
+  slicer["--rings-level"] = SlicerRange(rings, "0", "30", "1");
+  slicer["--rings-wavelet"] = SlicerIn(rings, "string-enumeration",
+                                       { "haar", "db1", "db2", "db3", "db4", "db5", "db6", "db7", "db8", "db9", "db10" });
+  slicer["--rings-sigma"] = SlicerRange(rings, "0.01", "100", "0.1");
+  slicer["--rings-no-pad"] = SlicerIn(rings);
 }
 
 namespace detail
@@ -177,6 +223,26 @@ ValidatePreprocessingOptions(PreprocessingOptions & o)
   if (!std::isnan(o.nonNegativity))
     CheckFinite("--nonneg", o.nonNegativity, "a finite intensity");
   s.nonNegativityThreshold = o.nonNegativity;
+
+  s.rings.clear();
+  if (o.rings != "none" && o.rings != "sorting" && o.rings != "wavelet")
+    Bad("--rings", Quoted(o.rings), "none, sorting (Vo et al. 2018) or wavelet (Munch et al. 2009)");
+  if (o.rings != "none")
+    s.rings = o.rings;
+  for (const auto & [option, method] : o.ringsParameters)
+    if (option->count() > 0 && o.rings != method)
+      throw Error(option->get_name() + ": a parameter of --rings " + method + ", and --rings is " + o.rings);
+  if (!DaubechiesWavelet::IsKnown(o.ringsWavelet))
+    Bad("--rings-wavelet", Quoted(o.ringsWavelet), "one of " + DaubechiesWavelet::KnownNames());
+  if (!std::isfinite(o.ringsSigma) || !(o.ringsSigma > 0.))
+    Bad("--rings-sigma", o.ringsSigma, "a finite value > 0");
+  if (o.ringsLevel > 30)
+    Bad("--rings-level", o.ringsLevel, "0 (automatic) .. 30");
+  s.ringsSize = o.ringsSize;
+  s.ringsLevel = o.ringsLevel;
+  s.ringsWavelet = o.ringsWavelet;
+  s.ringsSigma = o.ringsSigma;
+  s.ringsPad = !o.ringsNoPad;
 }
 
 /** Whether the projection files hold integers (intensities, as detectors write them). Files of
@@ -325,6 +391,10 @@ PreprocessRows(const TOptions & o, const PreprocessingImage * raw, itk::IndexVal
         sum += v;
       *log << "; I0 from " << *range.first << " to " << *range.second << ", mean " << sum / i0s.size();
     }
+    if (settings.rings == "sorting" && settings.ringsSize == 0)
+      *log << "; ring median size " << filter->GetSortingRingFilter()->GetSizeUsed();
+    if (settings.rings == "wavelet" && settings.ringsLevel == 0)
+      *log << "; ring removal level " << filter->GetWaveletRingFilter()->GetLevelUsed();
     if (rowCount > 0)
       *log << "; rows [" << band.GetIndex(1) << ", " << band.GetIndex(1) + static_cast<long>(band.GetSize(1))
            << ") from the files' rows [" << needed.GetIndex(1) << ", "

@@ -23,10 +23,43 @@
 
 #include <itkImage.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
 namespace
 {
 using ImageType = itk::Image<float, 3>;
 using namespace cbct::apps;
+
+/** --column-gains "U:G,U:G,...": column index (< columns) and gain error (> -1) of each defective
+ * detector column; empty when not given. */
+std::vector<std::pair<std::size_t, double>>
+ParseColumnGains(const std::string & text, std::size_t columns)
+{
+  std::vector<std::pair<std::size_t, double>> gains;
+  const std::string expected = "U:G pairs, e.g. 100:0.02,140:-0.01 (a column U from 0 to " + std::to_string(columns - 1) +
+                               " whose gain is 1 + G, G > -1)";
+  std::size_t start = 0;
+  while (start < text.size())
+  {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string pair = text.substr(start, end - start);
+    const std::size_t colon = pair.find(':');
+    char * stop = nullptr;
+    const double column = colon == std::string::npos ? -1. : std::strtod(pair.c_str(), &stop);
+    const bool columnOk = colon != std::string::npos && stop == pair.c_str() + colon && column >= 0. &&
+                          column == std::floor(column) && column < static_cast<double>(columns);
+    const std::string gainText = colon == std::string::npos ? "" : pair.substr(colon + 1);
+    const double gain = gainText.empty() ? std::nan("") : std::strtod(gainText.c_str(), &stop);
+    if (!columnOk || gainText.empty() || stop != gainText.c_str() + gainText.size() || !std::isfinite(gain) || !(gain > -1.))
+      Bad("--column-gains", "'" + text + "'", expected);
+    gains.emplace_back(static_cast<std::size_t>(column), gain);
+    start = end + 1;
+  }
+  return gains;
+}
 
 struct Options
 {
@@ -49,6 +82,7 @@ struct Options
   double phantomDensity = 1.;
   double i0 = 0.;
   double dark = 0.;
+  std::string columnGains; // --column-gains U:G,...: detector columns whose gain is off (rings)
   int threads = 0;
   bool verbose = false;
   // --emission
@@ -213,6 +247,9 @@ Simulate(const Options & o)
     throw Error("--poisson: simulates noisy detector readings or emission counts; give --i0 or --emission too");
   if (o.seed < 0 || o.seed > 0xffffffffll)
     Bad("--seed", o.seed, "an integer from 0 to 4294967295");
+  const auto columnGains = ParseColumnGains(o.columnGains, size[0]);
+  if (o.emission && !columnGains.empty())
+    throw Error("--column-gains: simulates an X-ray detector's columns; --emission simulates counts");
   cbct::GeometricPhantom::Pointer muPhantom;
   cbct::CollimatorBlur blur;
   if (!o.emission && (!o.muPhantom.empty() || !o.muOutput.empty() || !o.psf.empty() || !o.volumeDimension.empty() ||
@@ -469,6 +506,21 @@ Simulate(const Options & o)
       }
     }
   }
+  if (!columnGains.empty())
+  {
+    // A column whose gain is 1 + g reads (1 + g) times the signal: its line integrals lose ln(1 + g),
+    // in every row and projection (the readings below are made from them).
+    const auto & region = projections->GetBufferedRegion();
+    float * p = projections->GetBufferPointer();
+    for (const auto & [column, gain] : columnGains)
+    {
+      const auto offset = static_cast<float>(std::log1p(gain));
+      for (std::size_t line = 0; line < region.GetSize(1) * region.GetSize(2); ++line)
+        p[line * region.GetSize(0) + column] -= offset;
+    }
+    if (o.verbose)
+      std::cout << "cbct-simulate: " << columnGains.size() << " detector column(s) with a gain off" << std::endl;
+  }
   clock.Restart();
   if (o.i0 > 0.)
   {
@@ -558,6 +610,9 @@ main(int argc, char ** argv)
                                "(0: line integrals)")
     ->capture_default_str();
   app.add_option("--idark", o.dark, "Intensity with the beam off, added to the readings (with --i0)")->capture_default_str();
+  app.add_option("--column-gains", o.columnGains, "Detector columns whose gain is off, U:G pairs (column U reads 1 + G "
+                                                  "times the signal, e.g. 100:0.02,140:-0.01): the stripes that make "
+                                                  "rings (--rings in the reconstruction apps removes them)");
     app.add_flag("--emission", o.emission, "Emission projections (SPECT) of the activity --phantom through --mu-phantom");
   app.add_option("--mu-phantom", o.muPhantom, "With --emission: the attenuation phantom, an ellipsoid file of mu per mm "
                                               "(or 'shepplogan'); none: no attenuation");
@@ -620,6 +675,7 @@ main(int argc, char ** argv)
     { "--phantom-density", SlicerRange("Phantom", "-1000", "1000", "0.01") },
     { "--i0", SlicerRange("Readings", "0", "65535", "1") },
     { "--idark", SlicerRange("Readings", "0", "65535", "1") },
+    { "--column-gains", SlicerIn("Detector") },
     { "--emission", SlicerIn("Emission") },
     { "--mu-phantom", SlicerIn("Emission") },
     { "--mu-output", SlicerIo("image", "output", "Emission") },

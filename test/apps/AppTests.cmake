@@ -84,6 +84,10 @@ set_tests_properties(apps.rtk_command_line PROPERTIES TIMEOUT 300)
 add_test(NAME apps.preprocess
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/preprocess.sh ${cbct_bin} ${cbct_app_work}/preprocess)
 set_tests_properties(apps.preprocess PROPERTIES TIMEOUT 600)
+# Ring removal: detector columns with a gain off (cbct-simulate --column-gains), cbct-fdk --rings.
+add_test(NAME apps.rings
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/rings.sh ${cbct_bin} ${cbct_app_work}/rings)
+set_tests_properties(apps.rings PROPERTIES TIMEOUT 600)
 # Outputs renamed into place when complete: a killed or failed writer leaves the previous output.
 add_test(NAME apps.write_safety
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/write_safety.sh ${cbct_bin} ${cbct_app_work}/write_safety)
@@ -187,6 +191,18 @@ cbct_bad_input_test(fdk_radius cbct-fdk "--radius is '1,x'. expected radii"
   ${recon_inputs} --radius 1,x)
 cbct_bad_input_test(fdk_wpc cbct-fdk "--wpc is '1,x'. expected coefficients c0.,c1,c2,...."
   ${recon_inputs} --wpc 1,x)
+cbct_bad_input_test(fdk_rings_method cbct-fdk "--rings is 'fourier'. expected none, sorting \\(Vo et al. 2018\\) or wavelet"
+  ${recon_inputs} --rings fourier)
+cbct_bad_input_test(fdk_rings_size_wider_than_the_detector cbct-fdk "--projections: preprocessing: ring removal size is 999. expected at most the [0-9]+ pixels"
+  ${recon_inputs} --rings sorting --rings-size 999)
+cbct_bad_input_test(fdk_rings_parameter_of_another_method cbct-fdk "--rings-sigma: a parameter of --rings wavelet, and --rings is sorting"
+  ${recon_inputs} --rings sorting --rings-sigma 3)
+cbct_bad_input_test(fdk_rings_wavelet cbct-fdk "--rings-wavelet is 'sym5'. expected one of haar, db1"
+  ${recon_inputs} --rings wavelet --rings-wavelet sym5)
+cbct_bad_input_test(sart_rings_sigma cbct-sart "--rings-sigma is -1. expected a finite value > 0"
+  ${recon_inputs} --rings wavelet --rings-sigma -1)
+cbct_bad_input_test(simulate_column_gains cbct-simulate "--column-gains is '400:0.02'. expected U:G pairs"
+  -g out.xml -o out.mha --detector-size 64 --column-gains 400:0.02)
 cbct_bad_input_test(fdk_pad cbct-fdk "--pad is -1. expected a fraction of the detector width >= 0"
   ${recon_inputs} --pad -1)
 cbct_bad_input_test(fdk_hann_and_window cbct-fdk "--hann and --window/--cutoff: --hann C is --window hann --cutoff C"

@@ -301,6 +301,12 @@ Preprocess(const FloatArray & projections,
            const std::vector<double> & waterPrecorrection,
            double scatterToPrimaryRatio,
            double nonNegativityThreshold,
+           const std::string & rings,
+           unsigned int ringsSize,
+           unsigned int ringsLevel,
+           const std::string & ringsWavelet,
+           double ringsSigma,
+           bool ringsPad,
            const py::object & progress)
 {
   CheckDimensions(projections, "projections", 3, "3 dimensions (projection, v, u)");
@@ -318,6 +324,12 @@ Preprocess(const FloatArray & projections,
   settings.waterPrecorrection = waterPrecorrection;
   settings.scatterToPrimaryRatio = scatterToPrimaryRatio;
   settings.nonNegativityThreshold = nonNegativityThreshold;
+  settings.rings = rings;
+  settings.ringsSize = ringsSize;
+  settings.ringsLevel = ringsLevel;
+  settings.ringsWavelet = ringsWavelet;
+  settings.ringsSigma = ringsSigma;
+  settings.ringsPad = ringsPad;
   ImageType::Pointer input = FromNumpy<ImageType>(projections, spacing, origin);
   auto filter = cbct::ProjectionPreprocessingFilter<ImageType>::New();
   filter->SetInput(input);
@@ -332,6 +344,10 @@ Preprocess(const FloatArray & projections,
     const auto & all = filter->GetLineIntegralFilter()->GetI0s();
     info["i0"] = py::array_t<double>(static_cast<py::ssize_t>(all.size()), all.data());
   }
+  if (settings.rings == "sorting")
+    info["rings_size"] = filter->GetSortingRingFilter()->GetSizeUsed();
+  if (settings.rings == "wavelet")
+    info["rings_level"] = filter->GetWaveletRingFilter()->GetLevelUsed();
   if (settings.CorrectsScatter())
   {
     const auto & all = filter->GetScatterFilter()->GetScatter();
@@ -933,7 +949,9 @@ then every projection must be: sid is then the detector's distance from the rota
   m.def("_preprocess", &Preprocess, py::arg("projections"), py::arg("spacing"), py::arg("origin"),
         py::arg("intensities"), py::arg("i0"), py::arg("idark"), py::arg("air_threshold"), py::arg("minimum_signal"),
         py::arg("lower_crop"), py::arg("upper_crop"), py::arg("binning"), py::arg("median_radius"),
-        py::arg("median_multiplier"), py::arg("wpc"), py::arg("spr"), py::arg("nonneg"), py::arg("progress"));
+        py::arg("median_multiplier"), py::arg("wpc"), py::arg("spr"), py::arg("nonneg"), py::arg("rings"),
+        py::arg("rings_size"), py::arg("rings_level"), py::arg("rings_wavelet"), py::arg("rings_sigma"),
+        py::arg("rings_pad"), py::arg("progress"));
   m.def("_emission_project", &EmissionProject, py::arg("activity"), py::arg("activity_spacing"), py::arg("activity_origin"),
         py::arg("geometry"), py::arg("size"), py::arg("spacing"), py::arg("origin"), py::arg("attenuation"),
         py::arg("attenuation_spacing"), py::arg("attenuation_origin"), py::arg("psf"), py::arg("hardware"), py::arg("progress"));

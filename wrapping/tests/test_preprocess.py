@@ -113,3 +113,53 @@ def test_preprocess_and_fdk_equal_the_app_bit_for_bit(work, geometry):
     assert not np.array_equal(plain.array, ours.array)  # pad and hann_cutoff_v did something
     with pytest.raises(ValueError, match="pad is -1.0; expected"):
         cbct.fdk(p, cbct.Geometry.read(g), 32, 3.0, pad=-1)
+
+
+def _with_column_gains(lines, columns, gains):
+    """Line integrals of a detector whose `columns` read (1 + gain) times the signal."""
+    faulty = lines.array.copy()
+    for column, gain in zip(columns, gains):
+        faulty[:, :, column] -= np.float32(np.log1p(gain))
+    return cbct.Projections(faulty, lines.spacing, lines.origin)
+
+
+def test_rings_are_removed(geometry):
+    # Columns with a gain off by 2-3 %, one in the air and one through the middle of the head (where
+    # its line integrals are flat across the detector: a median removes a stripe only down to the
+    # object's slope per pixel): what they change in the line integrals goes, each scan (with and
+    # without them) filtered alike.
+    _, lines = _readings(geometry)
+    clean = cbct.Projections((0.02 * lines.array).astype(np.float32), lines.spacing, lines.origin)
+    faulty = _with_column_gains(clean, (40, 3), (0.03, -0.02))
+    for method in ("sorting", "wavelet"):
+        p = cbct.preprocess(faulty, intensities=False, rings=method)
+        reference = cbct.preprocess(clean, intensities=False, rings=method)
+        for column, gain in ((40, 0.03), (3, -0.02)):
+            left = np.abs((p.array - reference.array)[:, :, column].mean()) / np.abs(np.log1p(gain))
+            assert left < 0.25, (method, column, left)
+        assert "ring removal" in p.info["steps"]
+    assert cbct.preprocess(faulty, intensities=False, rings="sorting").info["rings_size"] == 5
+    assert cbct.preprocess(faulty, intensities=False, rings="wavelet").info["rings_level"] == 7
+    # The parameters reach the filters: a wider median, no padding, fewer levels change the result.
+    wide = cbct.preprocess(faulty, intensities=False, rings="sorting", rings_size=15)
+    assert not np.array_equal(wide.array, cbct.preprocess(faulty, intensities=False, rings="sorting").array)
+    assert "median size 15" in wide.info["steps"]
+    w = cbct.preprocess(faulty, intensities=False, rings="wavelet", rings_pad=False, rings_level=3, rings_sigma=1.5)
+    assert "level 3, sigma 1.5, not padded" in w.info["steps"]
+    assert not np.array_equal(w.array, cbct.preprocess(faulty, intensities=False, rings="wavelet").array)
+
+
+def test_bad_ring_settings_name_the_argument(geometry):
+    _, lines = _readings(geometry)
+    with pytest.raises(ValueError, match=r"rings is 'fourier'; expected None, 'sorting'"):
+        cbct.preprocess(lines, intensities=False, rings="fourier")
+    with pytest.raises(ValueError, match=r"rings_wavelet is 'sym5'; expected one of haar, db1"):
+        cbct.preprocess(lines, intensities=False, rings="wavelet", rings_wavelet="sym5")
+    with pytest.raises(ValueError, match=r"rings_sigma is 0; expected a finite value > 0"):
+        cbct.preprocess(lines, intensities=False, rings="wavelet", rings_sigma=0)
+    with pytest.raises(ValueError, match=r"rings_size is -1; expected an integer >= 0"):
+        cbct.preprocess(lines, intensities=False, rings="sorting", rings_size=-1)
+    with pytest.raises(cbct.ITKError, match=r"ring removal size is 81; expected at most the 80 pixels"):
+        cbct.preprocess(lines, intensities=False, rings="sorting", rings_size=81)
+    with pytest.raises(cbct.ITKError, match=r"ring removal level is 31"):
+        cbct.preprocess(lines, intensities=False, rings="wavelet", rings_level=31)

@@ -963,15 +963,22 @@ def preprocess(
     water_precorrection: Optional[Sequence[float]] = None,
     scatter_to_primary_ratio: float = 0.0,
     nonnegativity_threshold: Optional[float] = None,
+    rings: Optional[str] = None,
+    rings_size: int = 0,
+    rings_level: int = 0,
+    rings_wavelet: str = "db5",
+    rings_sigma: float = 2.0,
+    rings_pad: bool = True,
     progress: Progress = None,
 ) -> Projections:
     """Projections as a scanner writes them, made ready for :func:`fdk`: RTK's preprocessing, as
     ``cbct-fdk`` does it with the same options (``--i0``, ``--idark``, ``--airthres``, ``--lowercrop``,
-    ``--uppercrop``, ``--binning``, ``--radius``, ``--multiplier``, ``--wpc``, ``--spr``, ``--nonneg``);
+    ``--uppercrop``, ``--binning``, ``--radius``, ``--multiplier``, ``--wpc``, ``--spr``, ``--nonneg``),
+    and ring removal (``--rings`` and its ``--rings-*`` parameters);
     :func:`preprocess` then :func:`fdk` equals ``cbct-fdk`` on the same file bit for bit.
 
     The steps, in order: crop, conditional median, binning, scatter correction, intensities to line
-    integrals, water precorrection.
+    integrals, ring removal, water precorrection.
 
     Parameters
     ----------
@@ -1009,14 +1016,27 @@ def preprocess(
         0: none. >= 0.
     nonnegativity_threshold : float, optional
         The scatter correction's non-negativity threshold (``--nonneg``; None: 20).
+    rings : {None, 'sorting', 'wavelet'}
+        Ring (stripe) removal on the line integrals, one detector row across the projections at a
+        time (``--rings``): 'sorting' is Vo et al.'s sorting-based filter (2018; TomoPy's
+        remove_stripe_based_sorting), 'wavelet' Münch et al.'s wavelet-Fourier filter (2009; TomoPy's
+        remove_stripe_fw). None: none.
+    rings_size : int
+        'sorting': the median's window across the detector in pixels; 0: TomoPy's (1 % of the width,
+        at least 5; 21 above 2000 pixels). At most the detector's width.
+    rings_level, rings_wavelet, rings_sigma, rings_pad : int, str, float, bool
+        'wavelet': levels (0: ceil(log2) of the larger of the projections and the width), the
+        wavelet ('haar', 'db1' .. 'db10'), the damping's width along the angle in frequency indices
+        (> 0) and whether the angle axis is padded with zeros (TomoPy's pad).
 {progress}
 
     Returns
     -------
     Projections
         Line integrals, array (projection, v, u) float32 (cropping and binning change its shape,
-        spacing and origin; mm); ``info`` has ``steps`` (what was done), ``i0`` (each projection's)
-        and ``scatter`` (what the scatter correction subtracted). An ``itk.Image`` when the input was
+        spacing and origin; mm); ``info`` has ``steps`` (what was done), ``i0`` (each projection's),
+        ``scatter`` (what the scatter correction subtracted) and ``rings_size`` or ``rings_level``
+        (the ring removal's). An ``itk.Image`` when the input was
         one.
     """
     checked, from_itk = _as_input(projections, "projections", Projections)
@@ -1031,6 +1051,11 @@ def preprocess(
     )
     if water_precorrection is not None and len(coefficients) == 0:
         raise ValueError("water_precorrection is []; expected coefficients (c0, c1, ...) or None")
+    if rings not in (None, "sorting", "wavelet"):
+        raise ValueError(f"rings is {rings!r}; expected None, 'sorting' (Vo et al. 2018) or 'wavelet' (Münch et al. 2009)")
+    wavelets = ["haar"] + [f"db{n}" for n in range(1, 11)]
+    if rings_wavelet not in wavelets:
+        raise ValueError(f"rings_wavelet is {rings_wavelet!r}; expected one of {', '.join(wavelets)}")
     array, spacing, origin, info = _conebeamct._preprocess(
         checked.array,
         checked.spacing,
@@ -1049,6 +1074,12 @@ def preprocess(
         _number(scatter_to_primary_ratio, "scatter_to_primary_ratio", "a scatter-to-primary ratio >= 0", 0.0),
         float("nan") if nonnegativity_threshold is None else _number(
             nonnegativity_threshold, "nonnegativity_threshold", "a finite reading or None"),
+        rings or "",
+        _count(rings_size, "rings_size", "an integer >= 0 (0: automatic)", 0),
+        _count(rings_level, "rings_level", "an integer from 0 (automatic) to 30", 0),
+        rings_wavelet,
+        _number(rings_sigma, "rings_sigma", "a finite value > 0", 0.0, low_open=True),
+        bool(rings_pad),
         progress,
     )
     result = Projections(array, spacing, origin)
