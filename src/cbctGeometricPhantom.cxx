@@ -1,11 +1,14 @@
 #include "cbctGeometricPhantom.h"
 
+#include "cbctAtomicOutput.h"
 #include "cbctInputChecks.h"
 
 #include <itksys/SystemTools.hxx>
 
 #include <cmath>
 #include <fstream>
+#include <iomanip>
+#include <limits>
 #include <sstream>
 
 namespace cbct
@@ -20,15 +23,79 @@ constexpr double Pi = 3.14159265358979323846;
 std::array<double, 3>
 ToEllipsoidFrame(const std::array<double, 3> & v, double angleY)
 {
+  if (angleY == 0.) // most solids (and every bead): no trigonometry per ray
+    return v;
   const double c = std::cos(angleY), s = std::sin(angleY);
   return { { c * v[0] + s * v[2], v[1], -s * v[0] + c * v[2] } };
+}
+
+const char *
+Keyword(GeometricPhantom::Shape shape)
+{
+  switch (shape)
+  {
+    case GeometricPhantom::Shape::Cylinder:
+      return "cylinder";
+    case GeometricPhantom::Shape::Bead:
+      return "bead";
+    default:
+      return "ellipsoid";
+  }
+}
+
+/** The interval [tNear, tFar] of t where o + t d lies in the unit solid (its frame); false if none. */
+bool
+UnitSolidInterval(GeometricPhantom::Shape shape, const std::array<double, 3> & o, const std::array<double, 3> & d, double & tNear, double & tFar)
+{
+  if (shape != GeometricPhantom::Shape::Cylinder)
+  {
+    const double a = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    const double b = o[0] * d[0] + o[1] * d[1] + o[2] * d[2];
+    const double c = o[0] * o[0] + o[1] * o[1] + o[2] * o[2] - 1.;
+    const double discriminant = b * b - a * c;
+    if (discriminant <= 0.)
+      return false;
+    const double root = std::sqrt(discriminant);
+    tNear = (-b - root) / a;
+    tFar = (-b + root) / a;
+    return true;
+  }
+  // The unit cylinder x^2 + z^2 <= 1, |y| <= 1: the infinite cylinder's interval within the slab's.
+  const double infinity = std::numeric_limits<double>::infinity();
+  tNear = -infinity;
+  tFar = infinity;
+  const double a = d[0] * d[0] + d[2] * d[2];
+  const double b = o[0] * d[0] + o[2] * d[2];
+  const double c = o[0] * o[0] + o[2] * o[2] - 1.;
+  if (a > 0.)
+  {
+    const double discriminant = b * b - a * c;
+    if (discriminant <= 0.)
+      return false;
+    const double root = std::sqrt(discriminant);
+    tNear = (-b - root) / a;
+    tFar = (-b + root) / a;
+  }
+  else if (c > 0.) // along the axis, outside the cross-section
+    return false;
+  if (d[1] != 0.)
+  {
+    const double t1 = (-1. - o[1]) / d[1], t2 = (1. - o[1]) / d[1];
+    tNear = std::max(tNear, std::min(t1, t2));
+    tFar = std::min(tFar, std::max(t1, t2));
+  }
+  else if (std::abs(o[1]) > 1.)
+    return false;
+  return tFar > tNear;
 }
 } // namespace
 
 void
 GeometricPhantom::AddEllipsoid(const Ellipsoid & e)
 {
-  const std::string which = "ellipsoid " + std::to_string(m_Ellipsoids.size());
+  const std::string which = std::string(Keyword(e.shape)) + " (solid " + std::to_string(m_Ellipsoids.size()) + ")";
+  if (e.shape != Shape::Ellipsoid && e.shape != Shape::Cylinder && e.shape != Shape::Bead)
+    ThrowBadParameter(which + " shape", static_cast<int>(e.shape), "an ellipsoid, a cylinder or a bead");
   CheckFinite(which + " density", e.density);
   CheckFinite(which + " angle", e.angleY);
   for (int i = 0; i < 3; ++i)
@@ -36,6 +103,10 @@ GeometricPhantom::AddEllipsoid(const Ellipsoid & e)
     CheckFinite(which + " center", e.center[i]);
     CheckPositive(which + " semi-axis " + std::to_string(i), e.semiAxes[i]);
   }
+  if (e.shape == Shape::Bead && (e.semiAxes[1] != e.semiAxes[0] || e.semiAxes[2] != e.semiAxes[0]))
+    ThrowBadParameter(which + " semi-axes", std::to_string(e.semiAxes[0]) + ", " + std::to_string(e.semiAxes[1]) + ", " +
+                                              std::to_string(e.semiAxes[2]),
+                      "three equal semi-axes (a bead is a sphere)");
   m_Ellipsoids.push_back(e);
   this->Modified();
 }
@@ -86,12 +157,13 @@ GeometricPhantom::SetToSheppLogan(double scale)
 void
 GeometricPhantom::ReadFromFile(const std::string & path)
 {
+  const std::string format = "'ellipsoid density cx cy cz ax ay az [angle_degrees]', 'cylinder density cx cy cz ax ay az "
+                             "[angle_degrees]' or 'bead density cx cy cz radius'";
   std::ifstream in(path);
   if (!in)
   {
-    ThrowBadParameter("phantom file", path, "a readable text file of 'ellipsoid density cx cy cz ax ay az [angle]' lines");
+    ThrowBadParameter("phantom file", path, "a readable text file of " + format + " lines");
   }
-  std::vector<Ellipsoid> read;
   std::string line;
   int number = 0;
   auto previous = m_Ellipsoids;
@@ -107,20 +179,31 @@ GeometricPhantom::ReadFromFile(const std::string & path)
     words >> keyword;
     Ellipsoid e;
     double angle = 0.;
-    words >> e.density >> e.center[0] >> e.center[1] >> e.center[2] >> e.semiAxes[0] >> e.semiAxes[1] >> e.semiAxes[2];
-    const bool ok = keyword == "ellipsoid" && !words.fail();
-    if (ok && !(words >> angle))
+    bool ok = true;
+    if (keyword == "bead")
     {
-      angle = 0.; // the angle is optional
-      words.clear();
+      e.shape = Shape::Bead;
+      double radius = 0.;
+      words >> e.density >> e.center[0] >> e.center[1] >> e.center[2] >> radius;
+      e.semiAxes = { { radius, radius, radius } };
+      ok = !words.fail();
+    }
+    else
+    {
+      e.shape = keyword == "cylinder" ? Shape::Cylinder : Shape::Ellipsoid;
+      words >> e.density >> e.center[0] >> e.center[1] >> e.center[2] >> e.semiAxes[0] >> e.semiAxes[1] >> e.semiAxes[2];
+      ok = (keyword == "ellipsoid" || keyword == "cylinder") && !words.fail();
+      if (ok && !(words >> angle))
+      {
+        angle = 0.; // the angle is optional
+        words.clear();
+      }
     }
     std::string extra;
     if (!ok || (words >> extra))
     {
       m_Ellipsoids = previous;
-      ThrowBadParameter("line " + std::to_string(number) + " of phantom file " + path,
-                        "'" + content + "'",
-                        "'ellipsoid density cx cy cz ax ay az [angle_degrees]'");
+      ThrowBadParameter("line " + std::to_string(number) + " of phantom file " + path, "'" + content + "'", format);
     }
     e.angleY = angle * Pi / 180.;
     try
@@ -137,9 +220,36 @@ GeometricPhantom::ReadFromFile(const std::string & path)
   if (m_Ellipsoids.empty())
   {
     m_Ellipsoids = previous;
-    ThrowBadParameter("phantom file " + path, "without ellipsoids", "at least one 'ellipsoid ...' line");
+    ThrowBadParameter("phantom file " + path, "without solids", "at least one 'ellipsoid', 'cylinder' or 'bead' line");
   }
   this->Modified();
+}
+
+void
+GeometricPhantom::WriteToFile(const std::string & path, const std::string & comment) const
+{
+  AtomicOutput output(path);
+  {
+    std::ofstream file(output.TemporaryPath());
+    std::istringstream lines(comment);
+    std::string line;
+    while (std::getline(lines, line))
+      file << "# " << line << '\n';
+    file << "# ellipsoid|cylinder density cx cy cz ax ay az angle_degrees; bead density cx cy cz radius (mm, per mm)\n";
+    file << std::setprecision(std::numeric_limits<double>::max_digits10);
+    for (const Ellipsoid & e : m_Ellipsoids)
+    {
+      file << Keyword(e.shape) << ' ' << e.density << ' ' << e.center[0] << ' ' << e.center[1] << ' ' << e.center[2];
+      if (e.shape == Shape::Bead)
+        file << ' ' << e.semiAxes[0] << '\n';
+      else
+        file << ' ' << e.semiAxes[0] << ' ' << e.semiAxes[1] << ' ' << e.semiAxes[2] << ' ' << e.angleY * 180. / Pi << '\n';
+    }
+    file.flush();
+    if (!file)
+      itkGenericExceptionMacro(<< "Cannot write the phantom file '" << path << "'");
+  }
+  output.Commit();
 }
 
 double
@@ -149,7 +259,7 @@ GeometricPhantom::LineIntegral(const std::array<double, 3> & source, const std::
   double sum = 0.;
   for (const Ellipsoid & e : m_Ellipsoids)
   {
-    // In the frame where the ellipsoid is the unit sphere, solve |o + t d|^2 = 1 for t.
+    // In the frame where the solid is the unit sphere (cylinder), intersect the line o + t d with it.
     const std::array<double, 3> shifted{ { source[0] - e.center[0], source[1] - e.center[1], source[2] - e.center[2] } };
     std::array<double, 3> o = ToEllipsoidFrame(shifted, e.angleY);
     std::array<double, 3> d = ToEllipsoidFrame(direction, e.angleY);
@@ -158,15 +268,11 @@ GeometricPhantom::LineIntegral(const std::array<double, 3> & source, const std::
       o[i] /= e.semiAxes[i];
       d[i] /= e.semiAxes[i];
     }
-    const double a = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    const double b = o[0] * d[0] + o[1] * d[1] + o[2] * d[2];
-    const double c = o[0] * o[0] + o[1] * o[1] + o[2] * o[2] - 1.;
-    const double discriminant = b * b - a * c;
-    if (discriminant <= 0.)
+    double tNear = 0., tFar = 0.;
+    if (!UnitSolidInterval(e.shape, o, d, tNear, tFar))
       continue;
-    const double root = std::sqrt(discriminant);
-    const double tNear = wholeLine ? (-b - root) / a : std::max((-b - root) / a, 0.); // only in front of the source
-    const double tFar = (-b + root) / a;
+    if (!wholeLine)
+      tNear = std::max(tNear, 0.); // only in front of the source
     if (tFar > tNear)
       sum += e.density * (tFar - tNear) * length;
   }
@@ -183,8 +289,12 @@ GeometricPhantom::Density(const std::array<double, 3> & point) const
     const std::array<double, 3> q = ToEllipsoidFrame(shifted, e.angleY);
     double r = 0.;
     for (int i = 0; i < 3; ++i)
+    {
+      if (e.shape == Shape::Cylinder && i == 1)
+        continue;
       r += (q[i] / e.semiAxes[i]) * (q[i] / e.semiAxes[i]);
-    if (r <= 1.)
+    }
+    if (r <= 1. && (e.shape != Shape::Cylinder || std::abs(q[1]) <= e.semiAxes[1]))
       sum += e.density;
   }
   return sum;
@@ -194,7 +304,7 @@ void
 GeometricPhantom::PrintSelf(std::ostream & os, itk::Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
-  os << indent << "Ellipsoids: " << m_Ellipsoids.size() << std::endl;
+  os << indent << "Solids: " << m_Ellipsoids.size() << std::endl;
 }
 
 } // namespace cbct

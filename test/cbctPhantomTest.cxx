@@ -121,3 +121,100 @@ TEST(GeometricPhantom, ScaleDensitiesScalesLineIntegralsAndDensities)
   EXPECT_GT(before, 10.);
   EXPECT_THROW(phantom->ScaleDensities(std::numeric_limits<double>::infinity()), itk::ExceptionObject);
 }
+
+TEST(Phantom, CylinderLineIntegralsByHand)
+{
+  // An elliptic cylinder along y: cross-section semi-axes 30 (x) and 20 (z), half height 50.
+  auto phantom = GeometricPhantom::New();
+  GeometricPhantom::Ellipsoid c;
+  c.shape = GeometricPhantom::Shape::Cylinder;
+  c.density = 0.5;
+  c.center = { { 5., 10., -3. } };
+  c.semiAxes = { { 30., 50., 20. } };
+  phantom->AddEllipsoid(c);
+  // Along x through the axis: 60 mm of it; along z at x 15 from the axis: 2 * 20 * sqrt(1 - 0.25).
+  EXPECT_NEAR(phantom->LineIntegral({ { -500., 10., -3. } }, { { 1., 0., 0. } }), 30., 1e-9);
+  EXPECT_NEAR(phantom->LineIntegral({ { 20., 40., 900. } }, { { 0., 0., -1. } }), 0.5 * 40. * std::sqrt(0.75), 1e-9);
+  // Along its axis: the full height, 100 mm, wherever inside the cross-section (a sphere would differ).
+  EXPECT_NEAR(phantom->LineIntegral({ { 20., -500., 5. } }, { { 0., 1., 0. } }), 50., 1e-9);
+  // Slanted through both caps: from (5, -40, -3) to (5, 60, -3) + 10 in x over 100 in y: length sqrt(100^2 + 10^2)...
+  // the ray enters the bottom cap at y = -40 and leaves the top cap at y = 60 within the cross-section.
+  const std::array<double, 3> from{ { 0., -45., -3. } }, along{ { 0.1, 1., 0. } };
+  EXPECT_NEAR(phantom->LineIntegral(from, along), 0.5 * 100. * std::sqrt(1.01), 1e-9);
+  // Missing above the top cap, and outside the cross-section.
+  EXPECT_EQ(phantom->LineIntegral({ { -500., 61., -3. } }, { { 1., 0., 0. } }), 0.);
+  EXPECT_EQ(phantom->LineIntegral({ { 36., -500., -3. } }, { { 0., 1., 0. } }), 0.);
+  EXPECT_EQ(phantom->Density({ { 5., 59., -3. } }), 0.5);
+  EXPECT_EQ(phantom->Density({ { 5., 61., -3. } }), 0.);
+  EXPECT_EQ(phantom->Density({ { 5. + 29., -39., -3. } }), 0.5);
+  EXPECT_EQ(phantom->Density({ { 5. + 25., 0., -3. + 15. } }), 0.); // (25/30)^2 + (15/20)^2 > 1
+}
+
+TEST(Phantom, WritesAndReadsCylindersBeadsAndEllipsoidsExactly)
+{
+  auto phantom = GeometricPhantom::New();
+  phantom->SetToSheppLogan(64.);
+  GeometricPhantom::Ellipsoid c;
+  c.shape = GeometricPhantom::Shape::Cylinder;
+  c.density = 0.02;
+  c.semiAxes = { { 45., 60., 45. } };
+  c.angleY = 0.1;
+  phantom->AddEllipsoid(c);
+  GeometricPhantom::Ellipsoid bead;
+  bead.shape = GeometricPhantom::Shape::Bead;
+  bead.density = 0.45;
+  bead.center = { { 40. / 3., -46., 0.1 } };
+  bead.semiAxes = { { 0.5, 0.5, 0.5 } };
+  phantom->AddEllipsoid(bead);
+  const std::string path = ::testing::TempDir() + "cbct_written_phantom.txt";
+  phantom->WriteToFile(path, "a test phantom\nsecond line");
+  auto read = GeometricPhantom::New();
+  read->ReadFromFile(path);
+  ASSERT_EQ(read->GetEllipsoids().size(), phantom->GetEllipsoids().size());
+  for (std::size_t k = 0; k < read->GetEllipsoids().size(); ++k)
+  {
+    const auto & a = phantom->GetEllipsoids()[k];
+    const auto & b = read->GetEllipsoids()[k];
+    EXPECT_EQ(a.shape, b.shape);
+    EXPECT_EQ(a.density, b.density);
+    EXPECT_EQ(a.center, b.center);
+    EXPECT_EQ(a.semiAxes, b.semiAxes);
+    EXPECT_NEAR(a.angleY, b.angleY, 1e-15);
+  }
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "# a test phantom");
+  // A bead is a sphere for its line integrals: 2 r through its centre, 2 sqrt(r^2 - d^2) at d.
+  auto single = GeometricPhantom::New();
+  single->AddEllipsoid(read->GetEllipsoids().back());
+  EXPECT_NEAR(single->LineIntegral({ { 40. / 3., -46., 500. } }, { { 0., 0., -1. } }), 0.45 * 1., 1e-12);
+  EXPECT_NEAR(single->LineIntegral({ { 40. / 3. + 0.3, -46., 500. } }, { { 0., 0., -1. } }), 0.45 * 2. * 0.4, 1e-10);
+  std::remove(path.c_str());
+}
+
+TEST(PhantomBadInput, CylinderAndBeadLines)
+{
+  auto phantom = GeometricPhantom::New();
+  const std::string path = ::testing::TempDir() + "cbct_bad_bead_phantom.txt";
+  const char * bad[] = { "bead 0.45 0 0 0\n", "bead 0.45 0 0 0 1 2\n", "bead 0.45 0 0 0 -1\n", "cylinder 1 0 0 0 10 0 10\n",
+                         "sphere 1 0 0 0 1\n" };
+  for (const char * text : bad)
+  {
+    std::ofstream(path) << "cylinder 0.02 0 0 0 45 60 45\n" << text;
+    try
+    {
+      phantom->ReadFromFile(path);
+      FAIL() << "no exception for " << text;
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_NE(std::string(e.GetDescription()).find("line 2"), std::string::npos) << e.GetDescription();
+    }
+  }
+  GeometricPhantom::Ellipsoid egg;
+  egg.shape = GeometricPhantom::Shape::Bead;
+  egg.semiAxes = { { 1., 1., 2. } };
+  EXPECT_THROW(phantom->AddEllipsoid(egg), itk::ExceptionObject);
+  std::remove(path.c_str());
+}
