@@ -5,6 +5,7 @@
 // values that name the option, the value and what was expected, image reading and writing by file
 // extension, and a wall clock.
 
+#include "cbctBeadPhantom.h"
 #include "cbctGeometricPhantom.h"
 #include "cbctProgressBar.h"
 #include "cbctSlicer.h"
@@ -449,7 +450,8 @@ CheckImageOutput(const std::string & option, const std::string & path)
 
 // ReadImage() and WriteImage(): cbctCheckedFiles.h (included at the end of this file).
 
-/** "shepplogan" (scaled by `scaleMm`) or the path of an ellipsoid text file (see cbctGeometricPhantom.h). */
+/** "shepplogan" (scaled by `scaleMm`), "beads" (the helix bead phantom of cbctBeadPhantom.h, in mm)
+ * or the path of a phantom text file (ellipsoids, cylinders and beads: see cbctGeometricPhantom.h). */
 inline GeometricPhantom::Pointer
 MakePhantom(const std::string & option, const std::string & value, double scaleMm)
 {
@@ -463,7 +465,14 @@ MakePhantom(const std::string & option, const std::string & value, double scaleM
     phantom->SetToSheppLogan(scaleMm);
     return phantom;
   }
-  CheckReadableFile(option, value, "ellipsoid file (or 'shepplogan')");
+  if (name == "beads")
+  {
+    const auto beads = BeadPhantom::New(); // held: a temporary's solids would not outlive the loop's start
+    for (const auto & solid : beads->GetPhantom()->GetEllipsoids())
+      phantom->AddEllipsoid(solid);
+    return phantom;
+  }
+  CheckReadableFile(option, value, "phantom file of ellipsoids, cylinders and beads (or 'shepplogan', 'beads')");
   RememberInput(value);
   phantom->ReadFromFile(value);
   return phantom;

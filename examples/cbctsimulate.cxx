@@ -9,6 +9,7 @@
 #include "cbctEmissionForwardProjectionImageFilter.h"
 #include "cbctIterativeApp.h" // CheckProjectorAndHardware()
 #include "cbctMemoryCheck.h"
+#include "cbctOrbitWobble.h"
 #include "cbctPhantomProjectionSource.h"
 #include "cbctPhantomVolumeSource.h"
 #include "cbctInputChecks.h" // Trimmed()
@@ -105,6 +106,9 @@ struct Options
   double breathingFirstPhase = 0.;
   double breathingIrregularity = 0.;
   std::string phasesOutput;
+  // --wobble: a wobbling orbit (C-arm); --phantom-output: the phantom's description
+  std::string wobble;
+  std::string phantomOutput;
 };
 
 /** Where --breathing writes the phases: --phases-output, else OUTPUT without its extension (and a
@@ -234,6 +238,23 @@ Simulate(const Options & o)
   auto phantom = MakePhantom("--phantom", o.phantom, o.phantomScale);
   CheckFinite("--phantom-density", o.phantomDensity, "a finite factor");
   phantom->ScaleDensities(o.phantomDensity);
+  if (!o.phantomOutput.empty())
+  {
+    CheckOutputDirectory("--phantom-output", o.phantomOutput);
+    CheckOutputsAreNotInputs({ { "--geometry", o.geometry }, { "--output", o.output }, { "--phantom-output", o.phantomOutput } },
+                             { { "--phantom", o.phantom, false } });
+  }
+  std::vector<double> wobble;
+  if (!o.wobble.empty())
+  {
+    const std::string expected = "SOURCE_MM,ANGLE_DEGREES: how far the source and detector (>= 0 mm) and the angles (0 to "
+                                 "45 degrees) move at most, e.g. 2,1";
+    wobble = ParseNumbers("--wobble", o.wobble, { 2 }, expected);
+    if (!(wobble[0] >= 0.) || !std::isfinite(wobble[0]) || !(wobble[1] >= 0.) || !(wobble[1] <= 45.))
+      Bad("--wobble", Quoted(o.wobble), expected);
+    if (o.sdd == 0.)
+      throw Error("--wobble: moves a cone-beam source; a parallel scan (--sdd 0) has none");
+  }
   if (!std::isfinite(o.i0) || o.i0 < 0. || o.i0 > 65535.)
     Bad("--i0", o.i0, "an intensity through air from 1 to 65535 (16-bit readings), or 0 for line integrals");
   if (!std::isfinite(o.dark) || o.dark < 0. || (o.i0 > 0. && !(o.dark < o.i0)))
@@ -357,6 +378,8 @@ Simulate(const Options & o)
     geometry->AddProjection(o.sid, o.sdd, o.firstAngle + k * o.arc / count, o.offsetX, o.offsetY + table, 0., 0.,
                             o.sourceOffsetX, o.sourceOffsetY + table);
   }
+  if (!wobble.empty())
+    geometry = cbct::OrbitWobble::Apply(geometry, wobble[0], wobble[1], static_cast<std::uint32_t>(o.seed));
   auto geometryWriter = cbct::ThreeDCircularProjectionGeometryXMLFileWriter::New();
   geometryWriter->SetFilename(o.geometry);
   geometryWriter->SetObject(geometry);
@@ -374,7 +397,8 @@ Simulate(const Options & o)
               << o.firstAngle << " deg over " << o.arc
               << " deg, SID " << o.sid << " mm, SDD " << o.sdd << " mm, detector offset (" << o.offsetX << ", "
               << o.offsetY << ") mm, source offset (" << o.sourceOffsetX << ", " << o.sourceOffsetY << ") mm"
-              << " -> " << o.geometry << std::endl;
+              << (wobble.empty() ? "" : ", wobbling by up to ") << (wobble.empty() ? "" : o.wobble)
+              << (wobble.empty() ? "" : " (mm, deg; seed " + std::to_string(o.seed) + ")") << " -> " << o.geometry << std::endl;
   if (o.verbose && o.helical > 0.)
     std::cout << "cbct-simulate: helical pitch " << o.helical << ": " << feed << " mm per turn over " << o.arc / 360.
               << " turns, the source from y = " << o.sourceOffsetY - 0.5 * travel << " to " << o.sourceOffsetY + 0.5 * travel
@@ -394,6 +418,8 @@ Simulate(const Options & o)
   std::ostringstream what;
   if (o.phantom == "shepplogan")
     what << "Shepp-Logan, scale " << o.phantomScale << " mm";
+  else if (o.phantom == "beads")
+    what << "bead phantom: " << cbct::BeadPhantom::New()->Summary();
   else
     what << o.phantom;
   Stopwatch clock;
@@ -436,7 +462,7 @@ Simulate(const Options & o)
     source->Update();
     projections = source->GetOutput();
     if (o.verbose)
-      std::cout << "cbct-simulate: projected " << phantom->GetEllipsoids().size() << " ellipsoids (" << what.str()
+      std::cout << "cbct-simulate: projected " << phantom->GetEllipsoids().size() << " solids (" << what.str()
                 << ") onto " << size[0] << " x " << size[1] << " pixels of " << spacing[0] << " x " << spacing[1]
                 << " mm x " << count << " projections (" << FormatSeconds(clock.Seconds()) << ")" << std::endl;
   }
@@ -540,6 +566,20 @@ Simulate(const Options & o)
   }
   else
     WriteImage("--output", projections.GetPointer(), o.output);
+  if (!o.phantomOutput.empty())
+  {
+    try
+    {
+      phantom->WriteToFile(o.phantomOutput, "cbct-simulate --phantom " + o.phantom + ": " + std::to_string(phantom->GetEllipsoids().size()) +
+                                              " solids (densities per mm, lengths in mm; cbctGeometricPhantom.h)");
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      throw Error("--phantom-output " + o.phantomOutput + ": could not write the file (" + WithoutItkPrefix(e.GetDescription()) + ")");
+    }
+    if (o.verbose)
+      std::cout << "cbct-simulate: wrote the phantom's description to " << o.phantomOutput << std::endl;
+  }
   if (breathing)
   {
     try
@@ -567,7 +607,8 @@ main(int argc, char ** argv)
 {
   Options o;
   CLI::App app{ "Makes a circular cone-beam (or, with --sdd 0, parallel) scan geometry (RTK XML) and the exact line "
-                "integrals of a phantom (ray-ellipsoid intersection) for every projection.\n"
+                "integrals of a phantom (ray-ellipsoid and ray-cylinder intersection) for every projection; --wobble makes "
+                "the orbit wobble.\n"
                 "Projection k is taken at gantry angle first-angle + k * arc / nproj. The projection stack has "
                 "U x V x nproj pixels of spacing (s, s, 1) with u and v centred on the detector's origin. --i0 writes "
                 "16-bit detector readings instead of line integrals (--idark, --poisson noise with --seed).\n"
@@ -598,10 +639,18 @@ main(int argc, char ** argv)
                                          "table position in SourceOffsetY and ProjectionOffsetY); --arc gives the turns. "
                                          "0: a circular scan")
     ->capture_default_str();
+  app.add_option("--wobble", o.wobble, "A wobbling orbit (a C-arm's): SOURCE_MM,ANGLE_DEGREES, each projection's source "
+                                       "and detector moved by up to SOURCE_MM along each axis and its gantry, out-of-plane "
+                                       "and in-plane angles by up to ANGLE_DEGREES, uniformly at random from --seed; the "
+                                       "geometry written has each projection's parameters");
   app.add_option("--detector-size", o.detectorSize, "Detector pixels: N or U,V")->capture_default_str();
   app.add_option("--detector-spacing", o.detectorSpacing, "Detector pixel size (mm): s or U,V")->capture_default_str();
-  app.add_option("--phantom", o.phantom, "'shepplogan' or an ellipsoid text file (see cbctGeometricPhantom.h)")
+  app.add_option("--phantom", o.phantom, "'shepplogan', 'beads' (a geometry calibration phantom: 24 steel beads of 1 and "
+                                         "2 mm on a helix in a PMMA cylinder, see cbctBeadPhantom.h) or a phantom text "
+                                         "file of ellipsoids, cylinders and beads (see cbctGeometricPhantom.h)")
     ->capture_default_str();
+  app.add_option("--phantom-output", o.phantomOutput, "Write the phantom as a text file (the bead phantom's description "
+                                                      "that cbct-calibrate --method beads reads)");
   app.add_option("--phantom-scale", o.phantomScale, "Scale of the Shepp-Logan phantom (mm)")->capture_default_str();
   app.add_option("--phantom-density", o.phantomDensity, "Factor on every density of the phantom (e.g. 0.02: the "
                                                        "Shepp-Logan head in attenuation per mm, near water)")
@@ -622,8 +671,8 @@ main(int argc, char ** argv)
                                  "mm for activity d mm from the detector");
   app.add_flag("--poisson", o.poisson, "Poisson noise: on the readings (with --i0), or counts drawn around the expected "
                                        "counts (with --emission)");
-  app.add_option("--seed", o.seed, "Seed of --poisson and --breathing-irregularity (the same seed gives the same readings, counts or "
-                                 "cycles on any machine)")
+  app.add_option("--seed", o.seed, "Seed of --poisson, --breathing-irregularity and --wobble (the same seed gives the same "
+                                 "readings, counts, cycles or orbit on any machine)")
     ->capture_default_str();
   app.add_option("--volume-dimension", o.volumeDimension, "With --emission: voxels of the grid the phantoms are voxelized "
                                                           "on, N or X,Y,Z (default: covering the detector)");
@@ -668,10 +717,12 @@ main(int argc, char ** argv)
     { "--proj-offset-y", SlicerIn("Detector") },
     { "--source-offset-x", SlicerIn("Scan") },
     { "--source-offset-y", SlicerIn("Scan") },
+    { "--wobble", SlicerIn("Scan", "double-vector") },
     { "--detector-size", SlicerIn("Detector", "integer-vector") },
     { "--detector-spacing", SlicerIn("Detector", "double-vector") },
     { "--phantom", SlicerIn("Phantom") },
     { "--phantom-scale", SlicerRange("Phantom", "0", "10000", "1") },
+    { "--phantom-output", SlicerIo("file", "output", "Phantom", ".txt") },
     { "--phantom-density", SlicerRange("Phantom", "-1000", "1000", "0.01") },
     { "--i0", SlicerRange("Readings", "0", "65535", "1") },
     { "--idark", SlicerRange("Readings", "0", "65535", "1") },

@@ -149,8 +149,18 @@ cbct_bad_input_test(simulate_detector_size cbct-simulate "--detector-size is '12
   -g out.xml -o out.mha --detector-size 12,x)
 cbct_bad_input_test(simulate_unknown_option cbct-simulate "--bogus"
   -g out.xml -o out.mha --bogus 3)
-cbct_bad_input_test(simulate_missing_phantom_file cbct-simulate "--phantom is 'nophantom.txt'. expected an existing ellipsoid file"
+cbct_bad_input_test(simulate_missing_phantom_file cbct-simulate "--phantom is 'nophantom.txt'. expected an existing phantom file"
   -g out.xml -o out.mha --phantom nophantom.txt)
+# A wobbling orbit and the phantom's description (bead calibration's inputs).
+cbct_bad_input_test(simulate_wobble_one_value cbct-simulate "--wobble is '2'. expected SOURCE_MM,ANGLE_DEGREES"
+  -g out.xml -o out.mha --phantom beads --wobble 2)
+cbct_bad_input_test(simulate_wobble_negative cbct-simulate "--wobble is '2,-1'. expected SOURCE_MM,ANGLE_DEGREES"
+  -g out.xml -o out.mha --wobble 2,-1)
+cbct_bad_input_test(simulate_wobble_parallel cbct-simulate "--wobble: moves a cone-beam source. a parallel scan"
+  -g out.xml -o out.mha --sdd 0 --wobble 2,1)
+cbct_bad_input_test(simulate_phantom_output_directory cbct-simulate
+  "--phantom-output is 'nodir/beads.txt'. expected a file in an existing directory"
+  -g out.xml -o out.mha --phantom beads --phantom-output nodir/beads.txt)
 cbct_bad_input_test(fdk_missing_geometry cbct-fdk "--geometry is 'missing.xml'. expected an existing geometry file \\(no such file\\)"
   -g missing.xml --projections p10.mha -o out.mha)
 cbct_bad_input_test(fdk_malformed_geometry cbct-fdk "--geometry: mismatched tag.*malformed.xml"
