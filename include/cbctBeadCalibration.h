@@ -55,7 +55,8 @@ struct BeadCalibrationOptions
  *
  * 1. Detection (BeadDetector), projection by projection on the thread pool; the background square
  *    and windows are sized from the largest bead's diameter on the detector under the nominal
- *    geometry.
+ *    geometry, and the sphere fits may hold the radii of the small and large beads at the
+ *    isocentre's magnification.
  * 2. Size classes: the spots' masses (which grow as the bead's volume) split into small and large
  *    beads (two means of their logarithms); a spot whose mass is more than 1.57 times (or less than
  *    1 / 1.57 of) its class's typical mass is left out (two beads merged, a faint false spot).

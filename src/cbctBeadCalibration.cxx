@@ -4,14 +4,13 @@
 #include "cbctDetectorCoordinates.h"
 #include "cbctInputChecks.h"
 #include "cbctProjectionMatrixBeadFit.h"
+#include "cbctWorkerErrors.h"
 
-#include <itkMultiThreaderBase.h>
 
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <limits>
-#include <mutex>
 #include <sstream>
 
 namespace cbct
@@ -209,28 +208,30 @@ BeadCalibration::Calibrate(const ProjectionsType * projections, const GeometryTy
   BeadDetector::Settings settings;
   settings.beadDiameter = largestDiameter;
   settings.threshold = options.threshold;
-  std::mutex errorMutex;
-  std::string error;
+  // The radii the detector may hold a spot's fit to (at the isocentre's magnification).
+  {
+    const double magnification = nominal->GetSourceToDetectorDistance(0) / nominal->GetSourceToIsocenterDistance(0);
+    double radius[2] = { 0., 0. }, count[2] = { 0., 0. };
+    for (const auto & bead : phantom->GetBeads())
+    {
+      radius[bead.large ? 1 : 0] += bead.radius;
+      count[bead.large ? 1 : 0] += 1.;
+    }
+    for (int c = 0; c < 2; ++c)
+      if (count[c] > 0.)
+        settings.beadRadii.push_back(radius[c] / count[c] * magnification / pixelMm);
+  }
   const std::size_t slice = size[0] * size[1];
-  auto threader = itk::MultiThreaderBase::New();
-  threader->ParallelizeArray(
-    0,
-    views,
-    [&](itk::SizeValueType k) {
-      try
-      {
-        detections[k] = BeadDetector::Detect(projections->GetBufferPointer() + k * slice, size[0], size[1], settings);
-      }
-      catch (const itk::ExceptionObject & e)
-      {
-        const std::lock_guard<std::mutex> lock(errorMutex);
-        if (error.empty())
-          error = View(static_cast<unsigned int>(k)) + ": " + e.GetDescription();
-      }
-    },
-    nullptr);
-  if (!error.empty())
-    itkGenericExceptionMacro(<< "Bead detection: " << error);
+  ParallelizeArray(0, views, [&](itk::SizeValueType k) {
+    try
+    {
+      detections[k] = BeadDetector::Detect(projections->GetBufferPointer() + k * slice, size[0], size[1], settings);
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      itkGenericExceptionMacro(<< "Bead detection in " << View(static_cast<unsigned int>(k)) << ": " << e.GetDescription());
+    }
+  });
   std::vector<double> logMasses;
   for (unsigned int k = 0; k < views; ++k)
   {
