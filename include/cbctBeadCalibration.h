@@ -60,8 +60,8 @@ struct BeadCalibrationOptions
  * 2. Size classes: the spots' masses (which grow as the bead's volume) split into small and large
  *    beads (two means of their logarithms); a spot whose mass is more than 1.57 times (or less than
  *    1 / 1.57 of) its class's typical mass is left out (two beads merged, a faint false spot).
- * 3. Identification: the phantom's azimuth about the rotation axis is searched first (2 degree
- *    steps, then 0.25) on the projection with the most spots: a helix turned about its axis looks
+ * 3. Identification: the phantom's azimuth about the rotation axis is searched first (5 degree
+ *    steps, then 0.5) on the projection with the most spots: a helix turned about its axis looks
  *    like a shifted one, which the size code tells apart. Then in every projection the beads
  *    predicted by the nominal geometry are matched to the spots (BeadMatcher); the gate is 0.45
  *    times the median distance between a predicted bead and its nearest neighbour, and beads

@@ -18,7 +18,9 @@ namespace cbct
  *    keeps dense spots smaller than the square.
  * 2. Noise: sigma from the median absolute difference of horizontal neighbours (beads are too few
  *    to move it); spots are the 8-connected pixels whose top-hat exceeds the threshold: a given
- *    value, or the larger of NoiseFactor sigma and RelativeThreshold times the highest top-hat.
+ *    value, or the larger of the top-hat's median plus NoiseFactor sigma (the opening, a local
+ *    minimum, lies below the mean under noise and lifts the top-hat by 2 to 3 sigma) and
+ *    RelativeThreshold times the highest top-hat.
  * 3. Centroid: the intensity-weighted centroid of the projection less a plane fitted to a ring of
  *    background around the spot (pixels of other spots left out), over a disc a little wider than
  *    the spot with a one-pixel soft edge, re-centred until it moves less than 1e-4 pixel. The plane,

@@ -6,6 +6,7 @@
 #include <vnl/vnl_cost_function.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -139,67 +140,88 @@ public:
     , m_Y(std::move(y))
     , m_Values(std::move(values))
     , m_FixedRadius(fixedRadius)
-  {}
-  double
-  f(const vnl_vector<double> & p) override
   {
-    // Normal equations of the amplitude and the background's quadratic, basis (profile, 1, dx, dy,
-    // dx^2, dx dy, dy^2) about the centre (the same span wherever the centre is).
-    constexpr int N = 7;
-    double n[N][N] = { { 0. } }, rhs[N] = { 0. }, squares = 0.;
+    // The background's quadratic about a fixed origin spans what it spans about any centre: its
+    // normal equations and their Cholesky factor are computed once; each evaluation adds the profile.
+    double x0 = 0., y0 = 0.;
+    for (std::size_t k = 0; k < m_X.size(); ++k)
+    {
+      x0 += m_X[k] / m_X.size();
+      y0 += m_Y[k] / m_Y.size();
+    }
+    m_Basis.resize(m_Values.size());
+    double n[B][B] = { { 0. } }, rhs[B] = { 0. };
     for (std::size_t k = 0; k < m_Values.size(); ++k)
     {
-      const double dx = m_X[k] - p[0], dy = m_Y[k] - p[1];
-      const double a = m_FixedRadius > 0. ? m_FixedRadius : p[2];
-      const double basis[N] = { std::sqrt(std::max(a * a - dx * dx - dy * dy, 0.)), 1., dx, dy, dx * dx, dx * dy, dy * dy };
-      for (int a = 0; a < N; ++a)
+      const double dx = m_X[k] - x0, dy = m_Y[k] - y0;
+      m_Basis[k] = { { 1., dx, dy, dx * dx, dx * dy, dy * dy } };
+      for (int a = 0; a < B; ++a)
       {
-        rhs[a] += basis[a] * m_Values[k];
-        for (int b = a; b < N; ++b)
-          n[a][b] += basis[a] * basis[b];
+        rhs[a] += m_Basis[k][a] * m_Values[k];
+        for (int b = 0; b < B; ++b)
+          n[a][b] += m_Basis[k][a] * m_Basis[k][b];
       }
-      squares += m_Values[k] * m_Values[k];
+      m_Squares += m_Values[k] * m_Values[k];
     }
-    // Cholesky of the symmetric system; a disc holding no pixel centre is singular.
-    double l[N][N] = { { 0. } };
-    for (int a = 0; a < N; ++a)
+    for (int a = 0; a < B; ++a)
       for (int b = 0; b <= a; ++b)
       {
-        double sum = n[b][a];
+        double sum = n[a][b];
         for (int c = 0; c < b; ++c)
-          sum -= l[a][c] * l[b][c];
+          sum -= m_L[a][c] * m_L[b][c];
         if (a == b)
         {
           if (!(sum > 1e-12 * (n[a][a] + 1e-300)))
           {
-            m_Amplitude = 0.;
-            return squares;
+            m_Singular = true;
+            return;
           }
-          l[a][a] = std::sqrt(sum);
+          m_L[a][a] = std::sqrt(sum);
         }
         else
-          l[a][b] = sum / l[b][b];
+          m_L[a][b] = sum / m_L[b][b];
       }
-    // Residual sum of squares = |v|^2 - |L^-1 rhs|^2; the amplitude from L^T c = L^-1 rhs.
-    double y[N], explained = 0.;
-    for (int a = 0; a < N; ++a)
+    ForwardSolve(rhs, m_Y0);
+    for (int a = 0; a < B; ++a)
+      m_Explained += m_Y0[a] * m_Y0[a];
+  }
+
+  double
+  f(const vnl_vector<double> & p) override
+  {
+    m_Amplitude = 0.;
+    if (m_Singular)
+      return m_Squares;
+    // The profile's column of the normal equations: its products with itself, the background, the values.
+    const double a = m_FixedRadius > 0. ? m_FixedRadius : p[2];
+    double pp = 0., pb[B] = { 0. }, pv = 0.;
+    for (std::size_t k = 0; k < m_Values.size(); ++k)
     {
-      double sum = rhs[a];
-      for (int c = 0; c < a; ++c)
-        sum -= l[a][c] * y[c];
-      y[a] = sum / l[a][a];
-      explained += y[a] * y[a];
+      const double dx = m_X[k] - p[0], dy = m_Y[k] - p[1], inside = a * a - dx * dx - dy * dy;
+      if (!(inside > 0.))
+        continue;
+      const double q = std::sqrt(inside);
+      pp += q * q;
+      pv += q * m_Values[k];
+      for (int b = 0; b < B; ++b)
+        pb[b] += q * m_Basis[k][b];
     }
-    double coefficients[N];
-    for (int a = N - 1; a >= 0; --a)
+    // Last row of the Cholesky factor: z = L^-1 pb, l = sqrt(pp - |z|^2); the profile's share of
+    // the explained sum of squares is ((pv - z . y0) / l)^2 and its amplitude that over l.
+    double z[B];
+    ForwardSolve(pb, z);
+    double zz = 0., zy = 0.;
+    for (int b = 0; b < B; ++b)
     {
-      double sum = y[a];
-      for (int c = a + 1; c < N; ++c)
-        sum -= l[c][a] * coefficients[c];
-      coefficients[a] = sum / l[a][a];
+      zz += z[b] * z[b];
+      zy += z[b] * m_Y0[b];
     }
-    m_Amplitude = coefficients[0];
-    return squares - explained;
+    const double l2 = pp - zz;
+    if (!(l2 > 1e-12 * (pp + 1e-300)))
+      return m_Squares - m_Explained; // no pixel centre in the disc: the background alone
+    const double y = (pv - zy) / std::sqrt(l2);
+    m_Amplitude = y / std::sqrt(l2);
+    return m_Squares - m_Explained - y * y;
   }
 
   /** The amplitude A of the last evaluation. */
@@ -210,8 +232,28 @@ public:
   }
 
 private:
+  static constexpr int B = 6; // 1, x, y, x^2, x y, y^2
+
+  void
+  ForwardSolve(const double * rhs, double * out) const
+  {
+    for (int a = 0; a < B; ++a)
+    {
+      double sum = rhs[a];
+      for (int c = 0; c < a; ++c)
+        sum -= m_L[a][c] * out[c];
+      out[a] = sum / m_L[a][a];
+    }
+  }
+
   std::vector<double> m_X, m_Y, m_Values;
+  std::vector<std::array<double, B>> m_Basis;
   double m_FixedRadius;
+  double m_L[B][B] = { { 0. } };
+  double m_Y0[B] = { 0. };
+  double m_Squares = 0.;
+  double m_Explained = 0.;
+  bool m_Singular = false;
   double m_Amplitude = 0.;
 };
 
@@ -478,8 +520,18 @@ BeadDetector::Detect(const float * pixels, std::size_t width, std::size_t height
   // 2. Threshold and spots.
   Result result;
   result.noise = NoiseSigma(pixels, width, height);
-  result.threshold = settings.threshold > 0. ? settings.threshold
-                                              : std::max(settings.noiseFactor * result.noise, settings.relativeThreshold * highest);
+  // The opening is a local minimum: under noise it lies some sigma below the mean, which lifts the
+  // whole top-hat; the automatic threshold counts from the top-hat's median.
+  std::vector<float> sample;
+  sample.reserve(count / 7 + 1);
+  for (std::size_t p = 0; p < count; p += 7)
+    sample.push_back(topHat[p]);
+  auto middle = sample.begin() + static_cast<std::ptrdiff_t>(sample.size() / 2);
+  std::nth_element(sample.begin(), middle, sample.end());
+  const double floor = *middle;
+  result.threshold = settings.threshold > 0.
+                       ? settings.threshold
+                       : std::max(floor + settings.noiseFactor * result.noise, settings.relativeThreshold * highest);
   if (!(highest > 0.f) || !(highest > result.threshold))
     return result;
   std::vector<unsigned char> mask(count);

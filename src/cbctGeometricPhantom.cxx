@@ -5,6 +5,7 @@
 
 #include <itksys/SystemTools.hxx>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -259,8 +260,16 @@ GeometricPhantom::LineIntegral(const std::array<double, 3> & source, const std::
   double sum = 0.;
   for (const Ellipsoid & e : m_Ellipsoids)
   {
-    // In the frame where the solid is the unit sphere (cylinder), intersect the line o + t d with it.
     const std::array<double, 3> shifted{ { source[0] - e.center[0], source[1] - e.center[1], source[2] - e.center[2] } };
+    // A line that misses the solid's bounding sphere misses the solid (most rays, for small beads):
+    // skipped before the change of frame. Conservative (a margin), so sums are unchanged.
+    const double a = e.semiAxes[0], b = e.semiAxes[1], c = e.semiAxes[2];
+    const double bound2 = e.shape == Shape::Cylinder ? std::max(a, c) * std::max(a, c) + b * b : std::max({ a * a, b * b, c * c });
+    const double along = (shifted[0] * direction[0] + shifted[1] * direction[1] + shifted[2] * direction[2]) / length;
+    const double far2 = shifted[0] * shifted[0] + shifted[1] * shifted[1] + shifted[2] * shifted[2];
+    if (far2 - along * along > bound2 * (1. + 1e-6) + 1e-12 * far2 + 1e-9) // the margin covers the subtraction's rounding
+      continue;
+    // In the frame where the solid is the unit sphere (cylinder), intersect the line o + t d with it.
     std::array<double, 3> o = ToEllipsoidFrame(shifted, e.angleY);
     std::array<double, 3> d = ToEllipsoidFrame(direction, e.angleY);
     for (int i = 0; i < 3; ++i)
