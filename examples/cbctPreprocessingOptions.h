@@ -49,7 +49,7 @@ struct PreprocessingOptions
   double nonNegativity = std::numeric_limits<double>::quiet_NaN();
   std::string rings = "none";
   unsigned int ringsSize = 0;
-  unsigned int ringsLevel = 0;
+  unsigned int ringsLevel = 3;
   std::string ringsWavelet = "db5";
   double ringsSigma = 2.;
   bool ringsNoPad = false;
@@ -110,8 +110,9 @@ AddPreprocessingOptions(CLI::App & app, PreprocessingOptions & o, std::map<std::
                                               "(0: TomoPy's, 1 % of the width, at least 5; 21 above 2000 pixels)"),
             "sorting")
     ->capture_default_str();
-  parameter(app.add_option("--rings-level", o.ringsLevel, "--rings wavelet: wavelet levels (0: ceil(log2) of the "
-                                                          "larger of the projections and the detector width)"),
+  parameter(app.add_option("--rings-level", o.ringsLevel, "--rings wavelet: wavelet levels (0: TomoPy's, ceil(log2) "
+                                                          "of the larger of the projections and the detector width, "
+                                                          "which takes the object's coarse round detail too)"),
             "wavelet")
     ->capture_default_str();
   parameter(app.add_option("--rings-wavelet", o.ringsWavelet, "--rings wavelet: the wavelet, haar or db1 .. db10"), "wavelet")

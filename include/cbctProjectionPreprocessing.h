@@ -55,8 +55,9 @@ struct ProjectionPreprocessing
   std::string rings;
   /** sorting: the median's window across the detector in pixels (0: TomoPy's automatic size). */
   unsigned int ringsSize = 0;
-  /** wavelet: levels (0: automatic), wavelet name, damping width and padding of the angle axis. */
-  unsigned int ringsLevel = 0;
+  /** wavelet: levels (0: TomoPy's automatic level), wavelet name, damping width and padding of the
+   * angle axis. */
+  unsigned int ringsLevel = 3;
   std::string ringsWavelet = "db5";
   double ringsSigma = 2.;
   bool ringsPad = true;

@@ -26,7 +26,12 @@ namespace cbct
  * As TomoPy: with `pad` the angle axis is extended by projections / 8 zero rows (half before, half
  * after) so that the Fourier transform's wrap-around does not join the first and the last angle; the
  * level, when 0, is ceil(log2(max(projections, columns))) (deeper levels than a line has samples
- * for are allowed, as PyWavelets allows them: the bands keep L - 1 coefficients). One difference:
+ * for are allowed, as PyWavelets allows them: the bands keep L - 1 coefficients). Two differences.
+ * The default level is 3, not TomoPy's automatic one: a stripe of one to a few columns lives in the
+ * first levels, while at coarse levels everything whose trace moves less than the level's scale
+ * looks constant along the angle and goes too. On a Shepp-Logan head (512 columns, 180 projections,
+ * no noise) level 3 leaves 1/6.3 of the rings and adds 4.7 % to the error; the automatic level 9
+ * leaves 1/6.6 and adds 231 % (the head's own round detail goes). And:
  * TomoPy evaluates the damping for an even number of coefficients at half-integer frequencies (its
  * grid is shifted by half a bin), which keeps 3 % of the mean and treats f and -f differently;
  * here f is the transform's own frequency index, as in the paper, so a stripe constant along the
@@ -40,8 +45,8 @@ class ConeBeamCT_EXPORT WaveletFourierStripeRemoval
 public:
   struct Parameters
   {
-    /** Wavelet levels; 0: ceil(log2(max(projections, columns))). */
-    unsigned int level = 0;
+    /** Wavelet levels; 0: TomoPy's automatic level, ceil(log2(max(projections, columns))). */
+    unsigned int level = 3;
     /** DaubechiesWavelet's name: "haar", "db1" .. "db10". */
     std::string wavelet = "db5";
     /** Width of the damping in frequency indices (> 0). */

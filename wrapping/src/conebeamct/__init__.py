@@ -965,7 +965,7 @@ def preprocess(
     nonnegativity_threshold: Optional[float] = None,
     rings: Optional[str] = None,
     rings_size: int = 0,
-    rings_level: int = 0,
+    rings_level: int = 3,
     rings_wavelet: str = "db5",
     rings_sigma: float = 2.0,
     rings_pad: bool = True,
@@ -1025,7 +1025,8 @@ def preprocess(
         'sorting': the median's window across the detector in pixels; 0: TomoPy's (1 % of the width,
         at least 5; 21 above 2000 pixels). At most the detector's width.
     rings_level, rings_wavelet, rings_sigma, rings_pad : int, str, float, bool
-        'wavelet': levels (0: ceil(log2) of the larger of the projections and the width), the
+        'wavelet': levels (0: TomoPy's, ceil(log2) of the larger of the projections and the width,
+        which takes the object's coarse round detail too), the
         wavelet ('haar', 'db1' .. 'db10'), the damping's width along the angle in frequency indices
         (> 0) and whether the angle axis is padded with zeros (TomoPy's pad).
 {progress}
