@@ -24,6 +24,7 @@
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctOSEMConeBeamReconstructionFilter.h"
 #include "cbctPoissonNoiseImageFilter.h"
+#include "cbctBeadPhantom.h"
 #include "cbctGeometricPhantom.h"
 #include "cbctImageFileContents.h"
 #include "cbctPhantomProjectionSource.h"
@@ -108,6 +109,12 @@ MakePhantom(const std::string & phantom, double scale)
       throw py::value_error("scale is " + py::repr(py::float_(scale)).cast<std::string>() +
                             "; expected the phantom's scale in mm, > 0");
     result->SetToSheppLogan(scale);
+  }
+  else if (name == "beads")
+  {
+    const auto beads = cbct::BeadPhantom::New(); // the helix bead phantom (cbctBeadPhantom.h), in mm
+    for (const auto & solid : beads->GetPhantom()->GetEllipsoids())
+      result->AddEllipsoid(solid);
   }
   else
     result->ReadFromFile(phantom);

@@ -468,9 +468,11 @@ def _as_input(image, name, cls):
 def _phantom(phantom):
     name = os.fspath(phantom)
     if not isinstance(name, str):
-        raise TypeError(f"phantom is {phantom!r}; expected 'shepplogan' or the path of an ellipsoid text file")
-    if name.lower() not in ("shepplogan", "shepp-logan", "shepp_logan") and not os.path.isfile(name):
-        raise FileNotFoundError(f"phantom is {name!r}: no such file (expected 'shepplogan' or an ellipsoid text file)")
+        raise TypeError(f"phantom is {phantom!r}; expected 'shepplogan', 'beads' or the path of a phantom text file")
+    if name.lower() not in ("shepplogan", "shepp-logan", "shepp_logan", "beads") and not os.path.isfile(name):
+        raise FileNotFoundError(
+            f"phantom is {name!r}: no such file (expected 'shepplogan', 'beads' or a phantom text file)"
+        )
     return name
 
 
@@ -496,8 +498,8 @@ def project_phantom(
     detector_origin: Optional[Point2] = None,
     progress: Progress = None,
 ) -> Projections:
-    """Exact line integrals of an ellipsoid phantom for every projection of ``geometry``, as
-    ``cbct-simulate`` computes them (ray-ellipsoid intersections, no discretisation).
+    """Exact line integrals of a phantom for every projection of ``geometry``, as ``cbct-simulate``
+    computes them (ray-ellipsoid and ray-cylinder intersections, no discretisation).
 
     Parameters
     ----------
@@ -505,8 +507,10 @@ def project_phantom(
         The scan, one entry per projection (mm, degrees).
 {detector}
     phantom : str or os.PathLike
-        'shepplogan' (the 3D Shepp-Logan head, scaled by ``scale``) or the path of an ellipsoid text
-        file (format in include/cbctGeometricPhantom.h; lengths in mm, angles in degrees).
+        'shepplogan' (the 3D Shepp-Logan head, scaled by ``scale``), 'beads' (a geometry calibration
+        phantom: 24 steel beads of 1 and 2 mm on a helix in a PMMA cylinder, include/cbctBeadPhantom.h)
+        or the path of a phantom text file of ellipsoids, cylinders and beads (format in
+        include/cbctGeometricPhantom.h; lengths in mm, angles in degrees).
     scale : float
         The Shepp-Logan head's scale in mm, > 0: the outer skull's semi-axes are 0.69, 0.90 and 0.92
         times it (60: a head about 110 mm wide).
@@ -546,7 +550,7 @@ def voxelize_phantom(
     ----------
 {grid}
     phantom : str or os.PathLike
-        'shepplogan' or the path of an ellipsoid text file, as :func:`project_phantom`'s.
+        'shepplogan', 'beads' or the path of a phantom text file, as :func:`project_phantom`'s.
     scale : float
         The Shepp-Logan head's scale in mm, > 0, as :func:`project_phantom`'s.
     supersampling : int
