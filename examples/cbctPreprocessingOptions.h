@@ -53,8 +53,6 @@ struct PreprocessingOptions
   std::string ringsWavelet = "db5";
   double ringsSigma = 2.;
   bool ringsNoPad = false;
-  /** Each --rings-* parameter's option and the method it belongs to. */
-  std::vector<std::pair<const CLI::Option *, std::string>> ringsParameters;
   const CLI::Option * i0Option = nullptr;
   const CLI::Option * darkOption = nullptr;
   const CLI::Option * airThresholdOption = nullptr;
@@ -102,29 +100,21 @@ AddPreprocessingOptions(CLI::App & app, PreprocessingOptions & o, std::map<std::
                                      "of each column's values sorted along the angle) or wavelet (Munch et al. 2009: "
                                      "wavelet-Fourier damping of what is constant along the angle)")
     ->capture_default_str();
-  auto parameter = [&](CLI::Option * option, const std::string & method) {
-    o.ringsParameters.emplace_back(option, method);
-    return option;
-  };
-  parameter(app.add_option("--rings-size", o.ringsSize, "--rings sorting: the median's window across the detector in pixels "
-                                              "(0: TomoPy's, 1 % of the width, at least 5; 21 above 2000 pixels)"),
-            "sorting")
+  app.add_option("--rings-size", o.ringsSize, "--rings sorting: the median's window across the detector in pixels "
+                                              "(0: TomoPy's, 1 % of the width, at least 5; 21 above 2000 pixels)")
     ->capture_default_str();
-  parameter(app.add_option("--rings-level", o.ringsLevel, "--rings wavelet: wavelet levels (0: TomoPy's, ceil(log2) "
+  app.add_option("--rings-level", o.ringsLevel, "--rings wavelet: wavelet levels (0: TomoPy's, ceil(log2) "
                                                           "of the larger of the projections and the detector width, "
-                                                          "which takes the object's coarse round detail too)"),
-            "wavelet")
+                                                          "which takes the object's coarse round detail too)")
     ->capture_default_str();
-  parameter(app.add_option("--rings-wavelet", o.ringsWavelet, "--rings wavelet: the wavelet, haar or db1 .. db10"), "wavelet")
+  app.add_option("--rings-wavelet", o.ringsWavelet, "--rings wavelet: the wavelet, haar or db1 .. db10")
     ->capture_default_str();
-  parameter(app.add_option("--rings-sigma", o.ringsSigma, "--rings wavelet: the damping's width in Fourier space "
+  app.add_option("--rings-sigma", o.ringsSigma, "--rings wavelet: the damping's width in Fourier space "
                                                           "along the angle (frequency indices; larger removes more, "
-                                                          "of the object too)"),
-            "wavelet")
+                                                          "of the object too)")
     ->capture_default_str();
-  parameter(app.add_flag("--rings-no-pad", o.ringsNoPad, "--rings wavelet: no padding of the angle axis (by default "
-                                                         "it is extended by 1/8 with zeros, as TomoPy's pad)"),
-            "wavelet");
+  app.add_flag("--rings-no-pad", o.ringsNoPad, "--rings wavelet: no padding of the angle axis (by default "
+                                                         "it is extended by 1/8 with zeros, as TomoPy's pad)");
   slicer["--i0"] = SlicerRange(group, "0", "1e9", "1", "double");
   slicer["--idark"] = SlicerWhenGiven(SlicerRange(group, "-1e9", "1e9", "1", "double"));
   slicer["--nolineint"] = SlicerIn(group);
@@ -230,9 +220,22 @@ ValidatePreprocessingOptions(PreprocessingOptions & o)
     Bad("--rings", Quoted(o.rings), "none, sorting (Vo et al. 2018) or wavelet (Munch et al. 2009)");
   if (o.rings != "none")
     s.rings = o.rings;
-  for (const auto & [option, method] : o.ringsParameters)
-    if (option->count() > 0 && o.rings != method)
-      throw Error(option->get_name() + ": a parameter of --rings " + method + ", and --rings is " + o.rings);
+  // A parameter of the other method is refused only when it differs from its default: Slicer passes
+  // every parameter of the group, at its default when the user left it alone.
+  const PreprocessingOptions defaults;
+  const struct
+  {
+    const char * option;
+    bool changed;
+    const char * method;
+  } parameters[] = { { "--rings-size", o.ringsSize != defaults.ringsSize, "sorting" },
+                     { "--rings-level", o.ringsLevel != defaults.ringsLevel, "wavelet" },
+                     { "--rings-wavelet", o.ringsWavelet != defaults.ringsWavelet, "wavelet" },
+                     { "--rings-sigma", o.ringsSigma != defaults.ringsSigma, "wavelet" },
+                     { "--rings-no-pad", o.ringsNoPad != defaults.ringsNoPad, "wavelet" } };
+  for (const auto & p : parameters)
+    if (p.changed && o.rings != p.method)
+      throw Error(std::string(p.option) + ": a parameter of --rings " + p.method + ", and --rings is " + o.rings);
   if (!DaubechiesWavelet::IsKnown(o.ringsWavelet))
     Bad("--rings-wavelet", Quoted(o.ringsWavelet), "one of " + DaubechiesWavelet::KnownNames());
   if (!std::isfinite(o.ringsSigma) || !(o.ringsSigma > 0.))
