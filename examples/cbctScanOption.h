@@ -10,6 +10,7 @@
 // then empty). --air-fallback and --air-fallback-i0 (AddScanImportOptions(), added with --scan and by
 // cbct-import) pass cbct::ScanImporter::Options to the vendor's reader.
 #include "cbctAppSupport.h"
+#include "cbctMissingAirScanError.h"
 #include "cbctScanImporter.h"
 
 #include <cmath>
@@ -86,6 +87,20 @@ ScanImporterOptions(const std::string & option)
   return options;
 }
 
+/** A scan reader's error as the apps say it: its message, and where the readings lack their air scan
+ * (cbct::MissingAirScanError: the library names what it looked for), how to ask for the fallback on
+ * the command line; `more` adds the app's own way out (cbct-import: --raw). */
+inline std::string
+ScanErrorText(const itk::ExceptionObject & e, const std::string & more = std::string())
+{
+  std::string text = WithoutItkPrefix(e.GetDescription());
+  if (dynamic_cast<const cbct::MissingAirScanError *>(&e) != nullptr)
+    text += ". To normalise with a constant I0 instead, add --air-fallback (I0: the scan's brightest reading, or "
+            "--air-fallback-i0 I0, in counts at the scan's mean norm-chamber reading)" +
+            more;
+  return text;
+}
+
 /** The scan at `path`, opened once per process (headers and geometry files; no pixels). */
 inline cbct::ScannerScan::Pointer
 OpenScan(const std::string & path)
@@ -101,7 +116,7 @@ OpenScan(const std::string & path)
   }
   catch (const itk::ExceptionObject & e)
   {
-    throw Error("--scan " + path + ": " + WithoutItkPrefix(e.GetDescription()));
+    throw Error("--scan " + path + ": " + ScanErrorText(e));
   }
   for (const std::string & file : scan->ProjectionFiles())
     RememberInput(file);
@@ -177,7 +192,7 @@ ReadScanProjections(const TOptions & o)
   }
   catch (const itk::ExceptionObject & e)
   {
-    throw Error("--scan " + scan + ": " + WithoutItkPrefix(e.GetDescription()));
+    throw Error("--scan " + scan + ": " + ScanErrorText(e));
   }
   const NonFiniteValues nonFinite = FindNonFinite(stack.GetPointer());
   if (nonFinite.Count() > 0)

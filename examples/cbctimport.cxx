@@ -116,8 +116,8 @@ Fixed(double value, int digits = 1)
   return text.str();
 }
 
-/** What was found: the format, the projections and the angles they cover, the detector, half fan
- * or not. */
+/** What was found: the format, the projections and the angles they cover, the distances, the
+ * detector, half fan or not; every number as the geometry written holds it. */
 void
 PrintSummary(const cbct::ScannerScan * scan, const itk::ImageBase<3> * stack, const std::string & input)
 {
@@ -143,6 +143,22 @@ PrintSummary(const cbct::ScannerScan * scan, const itk::ImageBase<3> * stack, co
     std::cout << ", " << (turned >= 0. ? "increasing" : "decreasing") << " angles (turned "
               << Fixed(turned * DegreesPerRadian) << " deg in all)";
   std::cout << std::endl;
+
+  // The distances, as written in the geometry (their range where they vary).
+  double sidMin = std::numeric_limits<double>::infinity(), sidMax = -sidMin, sddMin = sidMin, sddMax = -sidMin;
+  for (unsigned int k = 0; k < count; ++k)
+    if (geometry->HasParameters(k))
+    {
+      const auto & p = geometry->GetParameters(k);
+      sidMin = std::min(sidMin, p.sourceToIsocenterDistance);
+      sidMax = std::max(sidMax, p.sourceToIsocenterDistance);
+      sddMin = std::min(sddMin, p.sourceToDetectorDistance);
+      sddMax = std::max(sddMax, p.sourceToDetectorDistance);
+    }
+  const auto range = [](double lo, double hi) { return hi - lo < 0.05 ? Fixed(lo) : Fixed(lo) + " to " + Fixed(hi); };
+  if (sidMin <= sidMax)
+    std::cout << "cbct-import: source to isocenter " << range(sidMin, sidMax) << " mm, source to detector "
+              << range(sddMin, sddMax) << " mm" << std::endl;
 
   const auto size = stack->GetLargestPossibleRegion().GetSize();
   const auto spacing = stack->GetSpacing();
@@ -296,14 +312,21 @@ Import(Options & o)
   Validate(o);
   Stopwatch clock;
   cbct::ScannerScan::Pointer scan;
+  // --raw: the readings as stored, which need none of the calibration files that line integrals need
+  // (Varian's air scan).
+  cbct::ScanImporter::Options importOptions = ScanImporterOptions("INPUT");
+  importOptions.readingsOnly = o.raw;
+  const std::string rawWayOut = "; or --raw for the readings as stored, which need no air scan";
   try
   {
-    scan = cbct::ScanImporter::Open(o.inputs, o.format, ScanImporterOptions("INPUT"));
+    scan = cbct::ScanImporter::Open(o.inputs, o.format, importOptions);
   }
   catch (const itk::ExceptionObject & e)
   {
-    throw Error("INPUT " + InputsText(o) + ": " + WithoutItkPrefix(e.GetDescription()) +
-                (o.format.empty() ? " (--format: one of " + FormatNames() + ")" : ""));
+    throw Error("INPUT " + InputsText(o) + ": " + ScanErrorText(e, rawWayOut) +
+                (o.format.empty() && dynamic_cast<const cbct::MissingAirScanError *>(&e) == nullptr
+                   ? " (--format: one of " + FormatNames() + ")"
+                   : ""));
   }
   CheckOutputs(o, scan);
   const double openSeconds = clock.Seconds();
@@ -338,10 +361,18 @@ Import(Options & o)
   }
   catch (const itk::ExceptionObject & e)
   {
-    throw Error("INPUT " + InputsText(o) + ": " + WithoutItkPrefix(e.GetDescription()));
+    throw Error("INPUT " + InputsText(o) + ": " + ScanErrorText(e, rawWayOut));
   }
   const double readSeconds = clock.Seconds();
   const itk::ImageBase<3> * stack = o.raw ? raw.image.GetPointer() : lineIntegrals.GetPointer();
+  try
+  {
+    cbct::ScanImporter::CheckDetectorReachesAxis(scan, stack); // a geometry no scanner has is never written
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("INPUT " + InputsText(o) + ": " + WithoutItkPrefix(e.GetDescription()));
+  }
   if (!o.raw)
   {
     const NonFiniteValues nonFinite = FindNonFinite(lineIntegrals.GetPointer());
@@ -421,7 +452,9 @@ main(int argc, char ** argv)
                  "scan, one after the other (e.g. lone .xim files), and must share one detector grid");
   app.add_option("-o,--output", o.output, "Output projections (.mha, .nrrd, .nii, .tif, ...)")->required();
   app.add_option("-g,--geometry", o.geometry, "Output geometry file (RTK ThreeDCircularGeometry XML)")->required();
-  app.add_flag("--raw", o.raw, "Write the detector readings as stored, in their integer type, instead of line integrals");
+  app.add_flag("--raw", o.raw,
+               "Write the detector readings as stored, in their integer type, instead of line integrals (they need no "
+               "air scan or other calibration file: a lone XIM or HND file is read as it is)");
   app.add_option("--format", o.format, "Read the scan as this vendor's (skips the detection): " + FormatNames());
   app.add_flag("-v,--verbose", o.verbose, "Print every conversion made and every vendor field used, and the times");
   AddScanImportOptions(app);

@@ -43,6 +43,8 @@ namespace cbct
  * DetectorSpacing() and DetectorOrigin() on the detector axes and spacing 1, origin 0 on the third,
  * identity direction; the files' own spacing and origin are not used (the scan's are the vendor's
  * calibrated ones). ReadLineIntegrals() then calls the scan's ToLineIntegrals().
+ * CheckDetectorReachesAxis() refuses a scan whose detector lies wholly beside the rotation axis: the
+ * front ends (cbct-import, Python's read_scan) call it on every scan they return.
  * \ingroup ConeBeamCT
  */
 class ConeBeamCT_EXPORT ScanImporter
@@ -59,6 +61,9 @@ public:
     bool airScanFallback = false;
     /** That I0 (counts at the scan's mean norm-chamber reading); 0: the stack's brightest reading. */
     double fallbackI0 = 0.;
+    /** Only the readings as stored will be read (ReadRaw()): calibration files that only line
+     * integrals need (Varian's air scan) are looked for and logged but not required. */
+    bool readingsOnly = false;
   };
 
   /** One vendor's scan reader: a name for --format, what it reads (for messages), what its
@@ -82,8 +87,11 @@ public:
    * or by the vendor named `format` (case does not matter). Throws itk::ExceptionObject when the path
    * does not exist, when `format` names no vendor (the message lists the names), when no vendor
    * recognises the path (the message lists what each looked for), and when the vendor's Open() fails
-   * (its message, prefixed by the vendor's name). Also checks that the scan is consistent: as many
-   * geometry projections as files, a positive finite detector spacing. */
+   * (its message, prefixed by the vendor's name; a MissingAirScanError stays one, so that the caller
+   * can say how to ask for the fallback). Also checks that the scan is consistent: as many geometry
+   * projections as files, a positive finite detector spacing, and distances a scanner can have
+   * (finite, source-to-isocenter > 0, source-to-detector more than that or 0 for a parallel beam, both
+   * below 10 m). */
   static ScannerScan::Pointer
   Open(const std::string & path, const std::string & format = "");
   /** The same, the vendor given `options`. */
@@ -125,6 +133,13 @@ public:
   };
   static RawProjections
   ReadRaw(const ScannerScan * scan);
+
+  /** Throws when the detector of `stack` (its layout: size, spacing, origin; no pixel is read) misses
+   * the rotation axis in some projection of the scan's geometry (DetectorAxisMiss: both outer edges on
+   * one side, by more than a pixel). No scanner takes such projections: a reader that gives them took
+   * a detector shift in another unit or a placeholder, and its geometry must not be used. */
+  static void
+  CheckDetectorReachesAxis(const ScannerScan * scan, const itk::ImageBase<3> * stack);
 
   /** Calls `function(image)` with RawProjections' image as the itk::Image<T, 3> * of its component
    * type (the types ITK's ImageIOs read: 8 to 64-bit integers, float, double). */

@@ -43,18 +43,26 @@ namespace cbct
  *   - ProjectionOffsetX = 10 * KVDetectorLat (mm): the half-fan lateral shift, same sign as RTK.
  *   - ProjectionOffsetY = 10 * KVDetectorLng (mm); 0 when absent.
  *   - Detector spacing = 10 * PixelWidth, 10 * PixelHeight (mm); the grid is centred on (0, 0).
- * OBI, per HND (RTK's rtkVarianObiGeometryReader where ProjectionInfo.xml has the calibrated values):
- *   - SourceToIsocenterDistance = CalibratedSAD (ProjectionInfo.xml, mm), else dSAD (HND, mm: the
- *     source-axis distance, 1000 on an OBI, as plastimatch's HND reader uses it).
- *   - SourceToDetectorDistance  = CalibratedSID (ProjectionInfo.xml, mm), else dSFD (HND, mm: the
- *     source-film distance). The IDU positions dIDUPos* are in cm, as XIM's KVDetector*.
+ * OBI, per HND (RTK's rtkVarianObiGeometryReader where ProjectionInfo.xml has the calibrated values;
+ * the HND header's units, field by field, with their sources, in FromHndHeader()):
+ *   - SourceToIsocenterDistance = CalibratedSAD (ProjectionInfo.xml, mm), else 10 * dSAD (HND, cm: 100
+ *     on an OBI).
+ *   - SourceToDetectorDistance  = CalibratedSID (ProjectionInfo.xml, mm), else the source-to-isocenter
+ *     distance + 10 * |dIDUPosVrt| (HND, cm: the imager's vertical position below the isocenter, as
+ *     XIM's KVDetectorVrt), else 10 * dSFD (HND, cm: the source-to-imager distance, which OBI headers
+ *     often leave unknown).
  *   - GantryAngle = dCTProjectionAngle (degrees, used as is, as RTK does): the direction of rotation
  *     is the order of the angles (logged).
  *   - ProjectionOffsetX = CalibratedDetectorOffsetX (mm, 0 when absent) + the lateral shift when
- *     FanType is HalfFan: DetectorPosLat (ProjectionInfo.xml, mm), else 10 * dIDUPosLat (HND, cm);
- *     with no FanType the HND's 10 * dIDUPosLat is always added.
- *   - ProjectionOffsetY = CalibratedDetectorOffsetY (mm), else 10 * dIDUPosLng (HND, cm).
+ *     FanType is HalfFan: DetectorPosLat (ProjectionInfo.xml, mm), else dIDUPosLat (HND, mm: 148 in
+ *     an OBI half fan), sign kept as RTK keeps DetectorPosLat's; with no FanType the HND's dIDUPosLat
+ *     is always added.
+ *   - ProjectionOffsetY = CalibratedDetectorOffsetY (mm), else dIDUPosLng (HND, mm).
  *   - Detector spacing = dIDUResolutionX, dIDUResolutionY (mm).
+ * A header field holding Varian's mark for unknown (99999999) is treated as absent; one that is needed
+ * and absent is refused, naming the file, the field and its value. The distances must be those of a
+ * Varian kV imaging arm (source 500 to 2000 mm from the isocenter, panel at most 1500 mm beyond it):
+ * any other is a field read in another unit or a placeholder, and is refused naming the fields used.
  *
  * \par Line integrals
  * Each reading R of projection k is divided by that projection's norm-chamber reading N_k
@@ -71,8 +79,9 @@ namespace cbct
  * KVSourceRtn (modulo 360) to each projection's angle.
  * Readings below one count (a dead pixel reads 0) are taken as one count, in the projections and in
  * the air image: the line integral stays finite (at most log of the air's counts), never NaN; the
- * number clamped is logged. A missing air scan is an error naming what was looked for, unless
- * Options::airScanFallback is set: then (logged) p = log(I0 / (R * Nmean / N_k)) with Nmean the mean
+ * number clamped is logged. A missing air scan is a MissingAirScanError naming what was looked for
+ * (from Open(), or with Options::readingsOnly from ToLineIntegrals(): the readings as stored need no
+ * air scan), unless Options::airScanFallback is set: then (logged) p = log(I0 / (R * Nmean / N_k)) with Nmean the mean
  * norm-chamber reading of the scan and I0 = Options::fallbackI0, or when that is 0 the largest
  * R * Nmean / N_k of the whole stack (the brightest reading taken as unattenuated; with constant N_k
  * and I0 = 139000 this is RTK's VarianObiRawImageFilter).
@@ -98,6 +107,9 @@ public:
   {
     /** Without an air scan, normalise with I0 instead of failing (logged). */
     bool airScanFallback = false;
+    /** Only the readings as stored will be read (ScanImporter::ReadRaw): the air scan is looked for and
+     * logged but not required; ToLineIntegrals() then refuses without one (MissingAirScanError). */
+    bool readingsOnly = false;
     /** The fallback's I0 (counts at the mean norm-chamber reading); 0: the stack's brightest reading. */
     double fallbackI0 = 0.;
   };
@@ -208,6 +220,7 @@ private:
   double m_KiloVolts = 0.;
   bool m_Clockwise = true;
   std::vector<std::string> m_AirFiles;
+  std::string m_AirScanSought; // what FindAirScan() looked for, for the error of ToLineIntegrals()
   std::vector<double> m_AirNormChambers;
   std::vector<double> m_AirAngles;
   Options m_Options;

@@ -1,8 +1,10 @@
 #include "cbctScanImporter.h"
 
 #include "cbctBrukerScan.h"
+#include "cbctDetectorAxisMiss.h"
 #include "cbctElektaXVIScan.h"
 #include "cbctImageFileContents.h"
+#include "cbctMissingAirScanError.h"
 #include "cbctNikonScan.h"
 #include "cbctScanSeries.h"
 #include "cbctScannerImageIOFactories.h"
@@ -18,6 +20,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -301,6 +304,35 @@ CheckScan(const ScannerScan * scan, const std::string & vendor, const std::strin
            << " mm at (" << origin[0] << ", " << origin[1] << ") mm; expected finite spacings > 0 and a finite origin";
       Fail(what.str());
     }
+  // Distances a scanner can have, whatever the vendor: a field read in the wrong unit or a placeholder
+  // for "unknown" (Varian's 99999999) taken as a distance gives a geometry no scanner has, which must
+  // never be written. 10 m is far beyond any cone-beam scanner (clinical arms about 1.5 m, the largest
+  // industrial CT a few metres).
+  constexpr double mostDistance = 10000.;
+  for (unsigned int k = 0; k < projections; ++k)
+  {
+    if (!geometry->HasParameters(k))
+      continue;
+    const auto & p = geometry->GetParameters(k);
+    const double sid = p.sourceToIsocenterDistance;
+    const double sdd = p.sourceToDetectorDistance;
+    const double values[] = { sid, sdd, p.projectionOffsetX, p.projectionOffsetY, p.sourceOffsetX, p.sourceOffsetY };
+    bool finite = true;
+    for (double v : values)
+      finite = finite && std::isfinite(v);
+    if (!finite || !(sid > 0.) || sid > mostDistance || !(sdd == 0. || (sdd > sid && sdd <= mostDistance)))
+    {
+      std::ostringstream what;
+      what << vendor << " scan " << path << ": projection " << k << " (" << scan->ProjectionFiles()[k]
+           << ") has source-to-isocenter distance " << sid << " mm, source-to-detector distance " << sdd
+           << " mm, detector offset (" << p.projectionOffsetX << ", " << p.projectionOffsetY << ") mm, source offset ("
+           << p.sourceOffsetX << ", " << p.sourceOffsetY
+           << ") mm; expected finite values, a source-to-isocenter distance > 0 and a source-to-detector distance "
+              "larger (or 0: parallel beam), both at most "
+           << mostDistance << " mm: the reader took a field in another unit or a placeholder as a distance";
+      Fail(what.str());
+    }
+  }
 }
 
 } // namespace
@@ -320,6 +352,7 @@ ScanImporter::Vendors()
         VarianScan::Options varian;
         varian.airScanFallback = options.airScanFallback;
         varian.fallbackI0 = options.fallbackI0;
+        varian.readingsOnly = options.readingsOnly;
         return VarianScan::Open(path, varian).GetPointer();
       } },
     { "elekta",
@@ -432,6 +465,13 @@ ScanImporter::Open(const std::string & path,
   {
     scan = chosen->openWithOptions ? chosen->openWithOptions(path, options) : chosen->open(path);
   }
+  catch (MissingAirScanError & e)
+  {
+    // Kept a MissingAirScanError: the apps and the Python binding add how their users ask for the
+    // fallback (ScanImporter does not know their words).
+    e.SetDescription(chosen->name + ": " + Description(e));
+    throw;
+  }
   catch (const itk::ExceptionObject & e)
   {
     Fail(chosen->name + ": " + Description(e));
@@ -507,6 +547,19 @@ ScanImporter::ReadRaw(const ScannerScan * scan)
            itk::ImageIOBase::GetComponentTypeAsString(raw.componentType) + "; expected integers or floating-point values");
   }
   return raw;
+}
+
+void
+ScanImporter::CheckDetectorReachesAxis(const ScannerScan * scan, const itk::ImageBase<3> * stack)
+{
+  if (scan == nullptr || stack == nullptr)
+    Fail("ScanImporter::CheckDetectorReachesAxis: no scan or no stack");
+  const std::optional<DetectorAxisMiss> miss = DetectorAxisMiss::Find(scan->Geometry(), stack);
+  if (!miss)
+    return;
+  Fail(scan->Format() + " scan: the detector misses the rotation axis: " + miss->Describe() +
+       "; no scanner takes such projections: the reader likely took a detector shift in another unit or a placeholder "
+       "(see the geometry's ProjectionOffsetX and the reader's log)");
 }
 
 } // namespace cbct

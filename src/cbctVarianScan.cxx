@@ -3,6 +3,7 @@
 #include "cbctLineIntegralSupport.h"
 
 #include "cbctInputChecks.h"
+#include "cbctMissingAirScanError.h"
 
 #include <expat.h>
 #include <itkImageFileReader.h>
@@ -18,6 +19,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iterator>
 #include <limits>
 #include <sstream>
@@ -170,6 +172,17 @@ FindUpwards(const fs::path & start, const std::string & name)
 Fail(const std::string & message)
 {
   itkGenericExceptionMacro(<< "VarianScan: " << message);
+}
+
+/** The readings cannot become line integrals: no air scan where `sought` says it was looked for. The
+ * message says what is missing; the front ends say how their users ask for the fallback. */
+[[noreturn]] void
+FailMissingAirScan(const std::string & sought)
+{
+  throw MissingAirScanError(__FILE__, __LINE__,
+                            "VarianScan: no air scan: looked for " + sought +
+                              "; line integrals need the air scan the projections were taken with, or a constant I0",
+                            ITK_LOCATION);
 }
 
 // ---- XML: the leaf elements of a Varian settings file, through expat (as the geometry reader) ----
@@ -326,6 +339,96 @@ LookUp(const itk::MetaDataDictionary & dictionary, const std::string & key, doub
 }
 
 std::string
+NumberText(double value)
+{
+  std::ostringstream text;
+  text << std::setprecision(12) << value;
+  return text.str();
+}
+
+/** Varian writes 99999999 in a header field it has no value for (an OBI's dSFD; other readers treat a
+ * dIDUResolutionX of 99999999 the same way). A magnitude of 1e6 or more (10 km in cm) is taken as that
+ * mark, never as a value, and so is a value that is not finite. */
+bool
+IsUnknownMark(double value)
+{
+  return !std::isfinite(value) || std::abs(value) >= 1e6;
+}
+
+/** A header field's value as the messages quote it: "missing", "not a finite number", "99999999
+ * (Varian's mark for unknown)" or the number. */
+std::string
+FieldText(const itk::MetaDataDictionary & dictionary, const std::string & key)
+{
+  if (!dictionary.HasKey(key))
+    return "missing";
+  double value = 0.;
+  bool wrongType = false;
+  if (!LookUp(dictionary, key, value, wrongType))
+    return "not a finite number";
+  return NumberText(value) + (IsUnknownMark(value) ? " (Varian's mark for unknown)" : "");
+}
+
+/** A header field's value; NaN when it is absent, not a number, or Varian's mark for unknown. */
+double
+KnownNumberOr(const itk::MetaDataDictionary & dictionary, const std::string & key)
+{
+  double value = 0.;
+  bool wrongType = false;
+  if (LookUp(dictionary, key, value, wrongType) && !IsUnknownMark(value))
+    return value;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+/** A header field's value; throws naming the file, the field, its value and what was `expected`
+ * when it is absent, not a number, or Varian's mark for unknown. */
+double
+KnownNumber(const itk::MetaDataDictionary & dictionary,
+            const std::string & key,
+            const std::string & file,
+            const std::string & expected)
+{
+  const double value = KnownNumberOr(dictionary, key);
+  if (!std::isfinite(value))
+    Fail(file + ": header field " + key + " is " + FieldText(dictionary, key) + "; expected " + expected);
+  return value;
+}
+
+/** A setting as a number: NaN when absent or Varian's mark for unknown; throws when not a number. */
+double
+KnownSetting(const VarianScan::XmlSettings & settings, const std::string & key, const std::string & file)
+{
+  const double value = SettingNumber(settings, key, file);
+  return IsUnknownMark(value) ? std::numeric_limits<double>::quiet_NaN() : value;
+}
+
+/** A Varian kV imaging arm (OBI, TrueBeam, ProBeam, Halcyon) holds the source about 1000 mm from the
+ * isocenter and the panel some 500 mm beyond it (well within 1500 mm). A distance outside these bounds is a field read
+ * in another unit (100 cm taken as mm: 100 mm; 1000 mm taken as cm: 10 m) or a placeholder, never a
+ * scan: refused, naming the fields it came from. */
+constexpr double LeastSourceToIsocenter = 500.;
+constexpr double MostSourceToIsocenter = 2000.;
+constexpr double MostDetectorBeyondIsocenter = 1500.;
+
+void
+CheckVarianDistances(const VarianScan::ProjectionRecord & r, const std::string & sidFrom, const std::string & sddFrom)
+{
+  const double sid = r.sourceToIsocenterDistance;
+  const double sdd = r.sourceToDetectorDistance;
+  if (!(sid >= LeastSourceToIsocenter && sid <= MostSourceToIsocenter))
+    Fail(r.file + ": source-to-isocenter distance " + NumberText(sid) + " mm (" + sidFrom + "); expected " +
+         NumberText(LeastSourceToIsocenter) + " to " + NumberText(MostSourceToIsocenter) +
+         " mm: a Varian kV source stands about 1000 mm from the isocenter (a field in another unit, or a "
+         "placeholder?)");
+  if (!(sdd > sid && sdd <= sid + MostDetectorBeyondIsocenter))
+    Fail(r.file + ": source-to-detector distance " + NumberText(sdd) + " mm (" + sddFrom +
+         "); expected more than the source-to-isocenter distance " + NumberText(sid) + " mm and at most " +
+         NumberText(MostDetectorBeyondIsocenter) +
+         " mm more: a Varian kV panel stands well within that of the isocenter (a field in another unit, or a "
+         "placeholder?)");
+}
+
+std::string
 Range(const std::vector<double> & values)
 {
   std::ostringstream out;
@@ -460,44 +563,60 @@ VarianScan::FromXimProperties(const itk::MetaDataDictionary & properties,
                               const std::string & file,
                               const XmlSettings & scanXml)
 {
+  // The XIM properties are in cm and degrees (TrueBeam's files: KVSourceVrt 100 for the kV source at
+  // 1000 mm; CBCTRecon's reader scales them by 10 as here). Scan.xml's SAD and SID are in mm (RTK's
+  // VarianProBeamGeometryReader uses them as they are).
   ProjectionRecord r;
   r.file = file;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  // KVSourceVrt: the kV source's distance from the isocenter (cm).
-  const double sourceVrt = NumberOr(properties, "KVSourceVrt", nan);
-  const double detectorVrt = NumberOr(properties, "KVDetectorVrt", nan);
+  // KVSourceVrt: the kV source's distance from the isocenter (cm); KVDetectorVrt: the panel's
+  // vertical position below the isocenter (cm, negative).
+  const double sourceVrt = KnownNumberOr(properties, "KVSourceVrt");
+  const double detectorVrt = KnownNumberOr(properties, "KVDetectorVrt");
+  std::string sidFrom, sddFrom;
   if (std::isfinite(sourceVrt))
+  {
     r.sourceToIsocenterDistance = 10. * sourceVrt;
+    sidFrom = "10 x KVSourceVrt " + NumberText(sourceVrt) + " cm";
+  }
   else
   {
-    const double sad = SettingNumber(scanXml, "SAD", "Scan.xml");
+    const double sad = KnownSetting(scanXml, "SAD", "Scan.xml");
     if (!std::isfinite(sad))
-      Fail(file + ": header field KVSourceVrt is missing (and no Scan.xml SAD to use instead)");
+      Fail(file + ": header field KVSourceVrt is " + FieldText(properties, "KVSourceVrt") +
+           " (and no Scan.xml SAD to use instead); expected the kV source's distance from the isocenter in cm");
     r.sourceToIsocenterDistance = sad;
+    sidFrom = "Scan.xml SAD " + NumberText(sad) + " mm";
   }
-  if (std::isfinite(sourceVrt) && std::isfinite(detectorVrt))
+  if (std::isfinite(sourceVrt) && std::isfinite(detectorVrt) && detectorVrt != 0.)
+  {
     r.sourceToDetectorDistance = 10. * (sourceVrt + std::abs(detectorVrt));
+    sddFrom = "10 x (KVSourceVrt + |KVDetectorVrt|), KVDetectorVrt " + NumberText(detectorVrt) + " cm";
+  }
   else
   {
-    const double sid = SettingNumber(scanXml, "SID", "Scan.xml");
+    const double sid = KnownSetting(scanXml, "SID", "Scan.xml");
     if (!std::isfinite(sid))
-      Fail(file + ": header field KVDetectorVrt is missing (and no Scan.xml SID to use instead)");
+      Fail(file + ": header field KVDetectorVrt is " + FieldText(properties, "KVDetectorVrt") +
+           " (and no Scan.xml SID to use instead); expected the kV panel's vertical position below the isocenter "
+           "in cm (e.g. -50)");
     r.sourceToDetectorDistance = sid;
+    sddFrom = "Scan.xml SID " + NumberText(sid) + " mm";
   }
-  r.vendorAngleDegrees = Number(properties, "KVSourceRtn", file);
+  r.vendorAngleDegrees = KnownNumber(properties, "KVSourceRtn", file, "the kV source's angle in degrees");
   r.gantryAngleDegrees = 180. - r.vendorAngleDegrees;
-  r.projectionOffsetX = 10. * Number(properties, "KVDetectorLat", file);
-  r.projectionOffsetY = 10. * NumberOr(properties, "KVDetectorLng", 0.);
+  r.projectionOffsetX = 10. * KnownNumber(properties, "KVDetectorLat", file, "the kV panel's lateral shift in cm");
+  const double lng = KnownNumberOr(properties, "KVDetectorLng");
+  if (properties.HasKey("KVDetectorLng") && !std::isfinite(lng))
+    Fail(file + ": header field KVDetectorLng is " + FieldText(properties, "KVDetectorLng") +
+         "; expected the kV panel's longitudinal shift in cm");
+  r.projectionOffsetY = std::isfinite(lng) ? 10. * lng : 0.;
   r.normChamber = Number(properties, "KVNormChamber", file);
   r.kiloVolts = NumberOr(properties, "KVKiloVolts", 0.);
-  r.spacingU = 10. * Number(properties, "PixelWidth", file);
-  r.spacingV = 10. * Number(properties, "PixelHeight", file);
+  r.spacingU = 10. * KnownNumber(properties, "PixelWidth", file, "the pixel width in cm");
+  r.spacingV = 10. * KnownNumber(properties, "PixelHeight", file, "the pixel height in cm");
   CheckPositive(file + ": 10 * PixelWidth (mm)", r.spacingU);
   CheckPositive(file + ": 10 * PixelHeight (mm)", r.spacingV);
-  CheckPositive(file + ": source-to-isocenter distance (mm)", r.sourceToIsocenterDistance);
-  if (!(r.sourceToDetectorDistance > r.sourceToIsocenterDistance))
-    ThrowBadParameter(file + ": source-to-detector distance (mm)", r.sourceToDetectorDistance,
-                      "more than the source-to-isocenter distance " + std::to_string(r.sourceToIsocenterDistance));
+  CheckVarianDistances(r, sidFrom, sddFrom);
   return r;
 }
 
@@ -506,36 +625,97 @@ VarianScan::FromHndHeader(const itk::MetaDataDictionary & header,
                           const std::string & file,
                           const XmlSettings & projectionInfo)
 {
+  // The HND header's units, field by field (Varian's definition of the format is not public; the
+  // fields are those RTK's HndImageIO and plastimatch's hnd_io read, the units what real OBI headers
+  // hold and what the readers that use them assume):
+  //   dSAD        cm: the source-to-isocenter distance, 100 on an OBI (the kV source arm's length).
+  //   dSFD        cm: the source-to-imager distance, or Varian's mark for unknown (99999999; 0 in
+  //               others: plastimatch's reader notes "Varian HND seems to give 0 for the SFD").
+  //   dIDUPosVrt  cm: the imager's vertical position below the isocenter (negative: -50 puts it
+  //               500 mm below, an SDD of 1500 mm), as XIM's KVDetectorVrt.
+  //   dIDUPosLat  mm: the imager's lateral shift, sign kept: ProjectionInfo.xml gives the same shift as
+  //               DetectorPosLat, which RTK's VarianObiGeometryReader adds (mm, sign as is) to
+  //               CalibratedDetectorOffsetX for a half-fan scan. An OBI's half-fan shift is 148 mm, and
+  //               real headers hold 148 (in cm that would put the 397 mm panel 1.48 m aside, missing
+  //               the rotation axis); CBCTRecon's reader also takes it unscaled (and XIM's
+  //               KVDetectorLat times 10).
+  //   dIDUPosLng  mm, as dIDUPosLat (CBCTRecon's reader takes it unscaled too).
+  //   dIDUResolutionX/Y  mm: the pixel pitch (0.388 on an OBI's PaxScan 4030CB; RTK's HndImageIO
+  //               uses it as the image's spacing).
+  // ProjectionInfo.xml's values are in mm and take precedence, as in RTK's reader.
   ProjectionRecord r;
   r.file = file;
-  const double sad = SettingNumber(projectionInfo, "CalibratedSAD", "ProjectionInfo.xml");
-  const double sid = SettingNumber(projectionInfo, "CalibratedSID", "ProjectionInfo.xml");
-  r.sourceToIsocenterDistance = std::isfinite(sad) ? sad : Number(header, "dSAD", file); // mm (as plastimatch reads it)
-  r.sourceToDetectorDistance = std::isfinite(sid) ? sid : Number(header, "dSFD", file);
-  r.vendorAngleDegrees = Number(header, "dCTProjectionAngle", file);
+  const double calibratedSad = KnownSetting(projectionInfo, "CalibratedSAD", "ProjectionInfo.xml");
+  const double calibratedSid = KnownSetting(projectionInfo, "CalibratedSID", "ProjectionInfo.xml");
+  std::string sidFrom, sddFrom;
+  if (std::isfinite(calibratedSad))
+  {
+    r.sourceToIsocenterDistance = calibratedSad;
+    sidFrom = "ProjectionInfo.xml CalibratedSAD " + NumberText(calibratedSad) + " mm";
+  }
+  else
+  {
+    const double sad = KnownNumber(header, "dSAD", file, "the source-to-isocenter distance in cm (100 on an OBI)");
+    r.sourceToIsocenterDistance = 10. * sad;
+    sidFrom = "10 x dSAD " + NumberText(sad) + " cm";
+  }
+  if (std::isfinite(calibratedSid))
+  {
+    r.sourceToDetectorDistance = calibratedSid;
+    sddFrom = "ProjectionInfo.xml CalibratedSID " + NumberText(calibratedSid) + " mm";
+  }
+  else
+  {
+    const double vrt = KnownNumberOr(header, "dIDUPosVrt");
+    const double sfd = KnownNumberOr(header, "dSFD");
+    if (std::isfinite(vrt) && vrt != 0.)
+    {
+      r.sourceToDetectorDistance = r.sourceToIsocenterDistance + 10. * std::abs(vrt);
+      sddFrom = "source-to-isocenter distance + 10 x |dIDUPosVrt|, dIDUPosVrt " + NumberText(vrt) + " cm";
+    }
+    else if (std::isfinite(sfd) && sfd > 0.)
+    {
+      r.sourceToDetectorDistance = 10. * sfd;
+      sddFrom = "10 x dSFD " + NumberText(sfd) + " cm";
+    }
+    else
+      Fail(file + ": no source-to-detector distance: header fields dIDUPosVrt is " + FieldText(header, "dIDUPosVrt") +
+           " and dSFD is " + FieldText(header, "dSFD") +
+           "; expected the imager's vertical position below the isocenter in cm (e.g. -50) or the source-to-imager "
+           "distance in cm (or ProjectionInfo.xml's CalibratedSID in mm)");
+  }
+  r.vendorAngleDegrees = KnownNumber(header, "dCTProjectionAngle", file, "the projection angle in degrees");
   r.gantryAngleDegrees = r.vendorAngleDegrees;
 
-  const double calibratedX = SettingNumber(projectionInfo, "CalibratedDetectorOffsetX", "ProjectionInfo.xml");
-  const double calibratedY = SettingNumber(projectionInfo, "CalibratedDetectorOffsetY", "ProjectionInfo.xml");
+  const double calibratedX = KnownSetting(projectionInfo, "CalibratedDetectorOffsetX", "ProjectionInfo.xml");
+  const double calibratedY = KnownSetting(projectionInfo, "CalibratedDetectorOffsetY", "ProjectionInfo.xml");
   const std::string fanType = Lower(Setting(projectionInfo, "FanType"));
   double lateral = 0.;
   if (fanType.empty() || fanType == "halffan")
   {
-    const double posLat = SettingNumber(projectionInfo, "DetectorPosLat", "ProjectionInfo.xml");
-    lateral = (!fanType.empty() && std::isfinite(posLat)) ? posLat : 10. * Number(header, "dIDUPosLat", file);
+    const double posLat = KnownSetting(projectionInfo, "DetectorPosLat", "ProjectionInfo.xml");
+    lateral = (!fanType.empty() && std::isfinite(posLat))
+                ? posLat
+                : KnownNumber(header, "dIDUPosLat", file, "the imager's lateral shift in mm (e.g. 148 in a half fan)");
   }
   r.projectionOffsetX = (std::isfinite(calibratedX) ? calibratedX : 0.) + lateral;
-  r.projectionOffsetY = std::isfinite(calibratedY) ? calibratedY : 10. * NumberOr(header, "dIDUPosLng", 0.);
+  if (std::isfinite(calibratedY))
+    r.projectionOffsetY = calibratedY;
+  else
+  {
+    const double lng = KnownNumberOr(header, "dIDUPosLng");
+    if (header.HasKey("dIDUPosLng") && !std::isfinite(lng))
+      Fail(file + ": header field dIDUPosLng is " + FieldText(header, "dIDUPosLng") +
+           "; expected the imager's longitudinal shift in mm");
+    r.projectionOffsetY = std::isfinite(lng) ? lng : 0.;
+  }
   r.normChamber = Number(header, "dCTNormChamber", file);
   r.kiloVolts = NumberOr(header, "dXRayKV", 0.);
-  r.spacingU = Number(header, "dIDUResolutionX", file);
-  r.spacingV = Number(header, "dIDUResolutionY", file);
+  r.spacingU = KnownNumber(header, "dIDUResolutionX", file, "the pixel pitch in mm (0.388 on an OBI)");
+  r.spacingV = KnownNumber(header, "dIDUResolutionY", file, "the pixel pitch in mm (0.388 on an OBI)");
   CheckPositive(file + ": dIDUResolutionX (mm)", r.spacingU);
   CheckPositive(file + ": dIDUResolutionY (mm)", r.spacingV);
-  CheckPositive(file + ": source-to-isocenter distance (mm)", r.sourceToIsocenterDistance);
-  if (!(r.sourceToDetectorDistance > r.sourceToIsocenterDistance))
-    ThrowBadParameter(file + ": source-to-detector distance (mm)", r.sourceToDetectorDistance,
-                      "more than the source-to-isocenter distance " + std::to_string(r.sourceToIsocenterDistance));
+  CheckVarianDistances(r, sidFrom, sddFrom);
   return r;
 }
 
@@ -585,6 +765,8 @@ VarianScan::OpenTrueBeam(const std::string & path, const Options & options)
     root = FindUpwards(p.parent_path(), "Calibrations");
     if (root.empty())
       root = FindUpwards(p.parent_path(), "Scan.xml");
+    if (root.empty())
+      root = p.parent_path(); // none above either: the air scan is said to be missing from the file's folder
   }
   else if (IsDirectory(p / "Acquisitions"))
   {
@@ -624,6 +806,8 @@ VarianScan::OpenTrueBeam(const std::string & path, const Options & options)
     root = FindUpwards(p, "Scan.xml");
     if (root.empty())
       root = FindUpwards(p, "Calibrations");
+    if (root.empty())
+      root = p;
   }
 
   XmlSettings settings;
@@ -772,8 +956,10 @@ VarianScan::UseRecords(const std::vector<ProjectionRecord> & records, bool xim)
     log << "Detector spacing (mm) = 10 * PixelWidth, 10 * PixelHeight (cm): " << spacing[0] << ", " << spacing[1]
         << "; grid centred on (0, 0)";
     AddToLog(log.str());
-    AddToLog("SourceToIsocenterDistance (mm) = 10 * KVSourceVrt (cm) [Scan.xml SAD where absent]: " + Range(sids));
-    AddToLog("SourceToDetectorDistance (mm) = 10 * (KVSourceVrt + |KVDetectorVrt|) (cm) [Scan.xml SID where absent]: " +
+    AddToLog("SourceToIsocenterDistance (mm) = 10 * KVSourceVrt (cm) [Scan.xml SAD (mm) where absent or unknown]: " +
+             Range(sids));
+    AddToLog("SourceToDetectorDistance (mm) = 10 * (KVSourceVrt + |KVDetectorVrt|) (cm) [Scan.xml SID (mm) where "
+             "absent or unknown]: " +
              Range(sdds));
     AddToLog("GantryAngle (deg) = 180 - KVSourceRtn (deg), RTK's conversion: KVSourceRtn " + Range(m_VendorAngles) +
              (m_Clockwise ? ", increasing (RTK angle decreasing)" : ", decreasing (RTK angle increasing)"));
@@ -785,14 +971,15 @@ VarianScan::UseRecords(const std::vector<ProjectionRecord> & records, bool xim)
     log << "Detector spacing (mm) = dIDUResolutionX, dIDUResolutionY: " << spacing[0] << ", " << spacing[1]
         << "; grid centred on (0, 0)";
     AddToLog(log.str());
-    AddToLog("SourceToIsocenterDistance (mm) = CalibratedSAD (mm) [dSAD (mm) where absent]: " + Range(sids));
-    AddToLog("SourceToDetectorDistance (mm) = CalibratedSID (mm) [dSFD (mm) where absent]: " + Range(sdds));
+    AddToLog("SourceToIsocenterDistance (mm) = CalibratedSAD (mm) [10 * dSAD (cm) where absent]: " + Range(sids));
+    AddToLog("SourceToDetectorDistance (mm) = CalibratedSID (mm) [where absent: SourceToIsocenterDistance + 10 * "
+             "|dIDUPosVrt| (cm), else 10 * dSFD (cm); 99999999 is unknown]: " + Range(sdds));
     AddToLog("GantryAngle (deg) = dCTProjectionAngle (deg), as RTK: " + Range(m_VendorAngles) +
              (m_Clockwise ? ", increasing" : ", decreasing"));
-    AddToLog("ProjectionOffsetX (mm) = CalibratedDetectorOffsetX + half-fan DetectorPosLat (mm) [10 * dIDUPosLat "
-             "(cm) where absent]: " +
+    AddToLog("ProjectionOffsetX (mm) = CalibratedDetectorOffsetX + half-fan DetectorPosLat (mm) [dIDUPosLat (mm) "
+             "where absent]: " +
              Range(offsetsX));
-    AddToLog("ProjectionOffsetY (mm) = CalibratedDetectorOffsetY (mm) [10 * dIDUPosLng (cm) where absent]: " +
+    AddToLog("ProjectionOffsetY (mm) = CalibratedDetectorOffsetY (mm) [dIDUPosLng (mm) where absent]: " +
              Range(offsetsY));
   }
   AddToLog("Norm chamber (" + std::string(xim ? "KVNormChamber" : "dCTNormChamber") + "): " + Range(m_NormChambers));
@@ -876,14 +1063,17 @@ VarianScan::FindAirScan(const std::string & root, const XmlSettings & settings, 
   }
   if (found.empty())
   {
-    if (!options.airScanFallback)
-      Fail("no air scan: looked for " + describe.str() +
-           " (to normalise with a constant I0 instead: VarianScan::Options::airScanFallback, "
-           "ScanImporter::Options::airScanFallback, the apps' --air-fallback)");
-    AddToLog("Air scan: none found (looked for " + describe.str() + "); fallback: I0 " +
-             (options.fallbackI0 > 0. ? std::to_string(options.fallbackI0)
-                                      : std::string("= the stack's brightest reading")) +
-             " at the mean norm-chamber reading");
+    m_AirScanSought = describe.str();
+    if (options.airScanFallback)
+      AddToLog("Air scan: none found (looked for " + describe.str() + "); fallback: I0 " +
+               (options.fallbackI0 > 0. ? std::to_string(options.fallbackI0)
+                                        : std::string("= the stack's brightest reading")) +
+               " at the mean norm-chamber reading");
+    else if (options.readingsOnly)
+      AddToLog("Air scan: none found (looked for " + describe.str() +
+               "); the readings as stored need none (line integrals would)");
+    else
+      FailMissingAirScan(describe.str());
     return;
   }
   std::sort(found.begin(), found.end(), NaturalLess);
@@ -1086,6 +1276,8 @@ VarianScan::ToLineIntegrals(ProjectionsType * readings) const
          std::to_string(m_Size[0]) + " x " + std::to_string(m_Size[1]));
   if (m_AirFiles.empty())
   {
+    if (!m_Options.airScanFallback)
+      FailMissingAirScan(m_AirScanSought);
     const double i0 = NormaliseWithoutAir(readings, m_NormChambers, m_Options.fallbackI0);
     std::ostringstream line;
     line << "Line integrals = log(I0 / (reading * mean norm / norm)) with I0 " << i0

@@ -4,6 +4,7 @@
 // simulated half-fan TrueBeam scan written as XIM counts, read back through VarianScan and
 // ScanImporter, reconstructed by FDK as the direct simulation is.
 #include "cbctFDKConeBeamReconstructionFilter.h"
+#include "cbctMissingAirScanError.h"
 #include "cbctScanImporter.h"
 #include "cbctTestHelpers.h"
 #include "cbctVarianScan.h"
@@ -48,16 +49,17 @@ XimProperties(double kvSourceRtn, double lat = -16., double lng = 0.5)
   return d;
 }
 
-/** An OBI HND header (dSAD, dSFD and the resolution in mm; dIDUPos* in cm). */
+/** An OBI HND header as real OBI projections hold it: dSAD and dIDUPosVrt in cm, dSFD Varian's mark
+ * for unknown (99999999), dIDUPosLat/Lng and the resolution in mm. */
 itk::MetaDataDictionary
-HndHeader(double angle, double posLat = -14.8)
+HndHeader(double angle, double posLat = -148.)
 {
   itk::MetaDataDictionary d;
   itk::EncapsulateMetaData<double>(d, "dCTProjectionAngle", angle);
-  itk::EncapsulateMetaData<double>(d, "dSAD", 1000.);
-  itk::EncapsulateMetaData<double>(d, "dSFD", 1500.);
+  itk::EncapsulateMetaData<double>(d, "dSAD", 100.);
+  itk::EncapsulateMetaData<double>(d, "dSFD", 99999999.);
   itk::EncapsulateMetaData<double>(d, "dIDUPosLat", posLat);
-  itk::EncapsulateMetaData<double>(d, "dIDUPosLng", 0.2);
+  itk::EncapsulateMetaData<double>(d, "dIDUPosLng", 2.);
   itk::EncapsulateMetaData<double>(d, "dIDUPosVrt", -50.);
   itk::EncapsulateMetaData<double>(d, "dCTNormChamber", 3000.);
   itk::EncapsulateMetaData<double>(d, "dIDUResolutionX", 0.388);
@@ -239,14 +241,54 @@ TEST(VarianScanXim, BadDistancesAreRefused)
   EXPECT_NE(MessageOf([&] { VarianScan::FromXimProperties(d, "f.xim", {}); }).find("PixelWidth"), std::string::npos);
 }
 
+TEST(VarianScanXim, PlaceholdersFallBackToScanXmlOrAreRefused)
+{
+  // Varian's mark for unknown (99999999) is no distance: Scan.xml's SAD and SID (mm) are used instead.
+  const VarianScan::XmlSettings scanXml{ { "SAD", "1000" }, { "SID", "1540" } };
+  auto d = XimProperties(10.);
+  itk::EncapsulateMetaData<double>(d, "KVSourceVrt", 99999999.);
+  auto r = VarianScan::FromXimProperties(d, "f.xim", scanXml);
+  EXPECT_NEAR(r.sourceToIsocenterDistance, 1000., 1e-12);
+  EXPECT_NEAR(r.sourceToDetectorDistance, 1540., 1e-12);
+  std::string message = MessageOf([&] { VarianScan::FromXimProperties(d, "/tb/Proj_1.xim", {}); });
+  EXPECT_NE(message.find("/tb/Proj_1.xim: header field KVSourceVrt is 99999999 (Varian's mark for unknown) (and no "
+                         "Scan.xml SAD"),
+            std::string::npos)
+    << message;
+  d = XimProperties(10.);
+  itk::EncapsulateMetaData<double>(d, "KVDetectorVrt", 0.); // the panel at the isocenter: no position
+  EXPECT_NEAR(VarianScan::FromXimProperties(d, "f.xim", scanXml).sourceToDetectorDistance, 1540., 1e-12);
+  message = MessageOf([&] { VarianScan::FromXimProperties(d, "f.xim", {}); });
+  EXPECT_NE(message.find("KVDetectorVrt is 0 (and no Scan.xml SID"), std::string::npos) << message;
+  // Needed fields that hold the mark are refused, naming them.
+  for (const char * key : { "KVDetectorLat", "KVDetectorLng", "PixelWidth", "KVSourceRtn" })
+  {
+    d = XimProperties(10.);
+    itk::EncapsulateMetaData<double>(d, key, 99999999.);
+    message = MessageOf([&] { VarianScan::FromXimProperties(d, "f.xim", {}); });
+    EXPECT_NE(message.find(std::string(key) + " is 99999999 (Varian's mark for unknown)"), std::string::npos)
+      << message;
+  }
+  // Distances in another unit: KVSourceVrt in mm (10 m), Scan.xml's SID in cm (150 mm).
+  d = XimProperties(10.);
+  itk::EncapsulateMetaData<double>(d, "KVSourceVrt", 1000.);
+  message = MessageOf([&] { VarianScan::FromXimProperties(d, "f.xim", {}); });
+  EXPECT_NE(message.find("source-to-isocenter distance 10000 mm (10 x KVSourceVrt 1000 cm)"), std::string::npos)
+    << message;
+  d.Erase("KVSourceVrt");
+  const VarianScan::XmlSettings inCm{ { "SAD", "1000" }, { "SID", "150" } };
+  message = MessageOf([&] { VarianScan::FromXimProperties(d, "f.xim", inCm); });
+  EXPECT_NE(message.find("source-to-detector distance 150 mm (Scan.xml SID 150 mm)"), std::string::npos) << message;
+}
+
 TEST(VarianScanHnd, HeaderFieldsWithoutProjectionInfo)
 {
   const auto r = VarianScan::FromHndHeader(HndHeader(123.5), "Proj_00003.hnd", {});
-  EXPECT_NEAR(r.sourceToIsocenterDistance, 1000., 1e-9); // dSAD (mm)
-  EXPECT_NEAR(r.sourceToDetectorDistance, 1500., 1e-9);  // dSFD (mm)
+  EXPECT_NEAR(r.sourceToIsocenterDistance, 1000., 1e-9); // 10 * dSAD (cm)
+  EXPECT_NEAR(r.sourceToDetectorDistance, 1500., 1e-9);  // 10 * (dSAD + |dIDUPosVrt|) (cm); dSFD unknown
   EXPECT_NEAR(r.gantryAngleDegrees, 123.5, 0.);          // dCTProjectionAngle as is
-  EXPECT_NEAR(r.projectionOffsetX, -148., 1e-9);         // no FanType: 10 * dIDUPosLat
-  EXPECT_NEAR(r.projectionOffsetY, 2., 1e-9);            // 10 * dIDUPosLng
+  EXPECT_NEAR(r.projectionOffsetX, -148., 1e-9);         // no FanType: dIDUPosLat (mm), sign kept
+  EXPECT_NEAR(r.projectionOffsetY, 2., 1e-9);            // dIDUPosLng (mm)
   EXPECT_NEAR(r.spacingU, 0.388, 0.);                    // dIDUResolutionX (mm)
   EXPECT_NEAR(r.normChamber, 3000., 0.);
 }
@@ -264,10 +306,101 @@ TEST(VarianScanHnd, ProjectionInfoCalibratedValuesAsRtk)
   info["FanType"] = "FullFan"; // full fan: the lateral position is not added (RTK)
   r = VarianScan::FromHndHeader(HndHeader(10.), "p.hnd", info);
   EXPECT_NEAR(r.projectionOffsetX, 1.5, 1e-12);
-  info["FanType"] = "HalfFan"; // half fan without DetectorPosLat: the HND's dIDUPosLat
+  info["FanType"] = "HalfFan"; // half fan without DetectorPosLat: the HND's dIDUPosLat (mm)
   info.erase("DetectorPosLat");
-  r = VarianScan::FromHndHeader(HndHeader(10., -14.), "p.hnd", info);
+  r = VarianScan::FromHndHeader(HndHeader(10., -140.), "p.hnd", info);
   EXPECT_NEAR(r.projectionOffsetX, 1.5 - 140., 1e-9);
+  // CalibratedSAD without CalibratedSID: the imager's position below the isocenter is added to it.
+  info.erase("CalibratedSID");
+  r = VarianScan::FromHndHeader(HndHeader(10.), "p.hnd", info);
+  EXPECT_NEAR(r.sourceToDetectorDistance, 999.2 + 500., 1e-9);
+}
+
+TEST(VarianScanHnd, RealObiHeaderGivesTheGeometryInMillimetres)
+{
+  // The fields of a real lone OBI half-fan projection: dSAD 100 (cm), dSFD 99999999 (Varian's mark for
+  // unknown), dIDUPosVrt -50 (cm: the imager 500 mm below the isocenter), dIDUPosLat 148. dIDUPosLat
+  // is in mm: ProjectionInfo.xml gives the same imager shift as DetectorPosLat, which RTK's
+  // rtkVarianObiGeometryReader adds in mm, sign kept, to CalibratedDetectorOffsetX for a half fan; an
+  // OBI's half-fan shift is 148 mm (in cm, 1.48 m, the panel would miss the rotation axis).
+  itk::MetaDataDictionary d;
+  itk::EncapsulateMetaData<double>(d, "dCTProjectionAngle", 271.25);
+  itk::EncapsulateMetaData<double>(d, "dSAD", 100.);
+  itk::EncapsulateMetaData<double>(d, "dSFD", 99999999.);
+  itk::EncapsulateMetaData<double>(d, "dIDUPosVrt", -50.);
+  itk::EncapsulateMetaData<double>(d, "dIDUPosLat", 148.);
+  itk::EncapsulateMetaData<double>(d, "dIDUPosLng", 0.);
+  itk::EncapsulateMetaData<double>(d, "dCTNormChamber", 2800.);
+  itk::EncapsulateMetaData<double>(d, "dIDUResolutionX", 0.388);
+  itk::EncapsulateMetaData<double>(d, "dIDUResolutionY", 0.388);
+  const auto r = VarianScan::FromHndHeader(d, "Proj_00117.hnd", {});
+  EXPECT_NEAR(r.sourceToIsocenterDistance, 1000., 1e-9);
+  EXPECT_NEAR(r.sourceToDetectorDistance, 1500., 1e-9);
+  EXPECT_NEAR(r.projectionOffsetX, 148., 1e-9);
+  EXPECT_NEAR(r.projectionOffsetY, 0., 0.);
+  EXPECT_NEAR(r.gantryAngleDegrees, 271.25, 0.);
+  // Without the imager's position, a known dSFD (cm) gives the distance.
+  d.Erase("dIDUPosVrt");
+  itk::EncapsulateMetaData<double>(d, "dSFD", 153.);
+  EXPECT_NEAR(VarianScan::FromHndHeader(d, "p.hnd", {}).sourceToDetectorDistance, 1530., 1e-9);
+}
+
+TEST(VarianScanHnd, PlaceholdersAndImpossibleDistancesAreRefused)
+{
+  // Each: the field set to a value, the words the message must hold (the file, the field, what is wrong).
+  struct Case
+  {
+    const char * field;
+    double value;
+    std::vector<std::string> words;
+  };
+  const std::vector<Case> cases{
+    { "dSAD", 99999999., { "dSAD is 99999999 (Varian's mark for unknown)", "in cm" } },
+    { "dSAD", std::numeric_limits<double>::quiet_NaN(), { "dSAD is not a finite number" } },
+    { "dSAD", 1000., { "source-to-isocenter distance 10000 mm (10 x dSAD 1000 cm)", "500 to 2000 mm" } },
+    { "dSAD", 10., { "source-to-isocenter distance 100 mm (10 x dSAD 10 cm)" } },
+    { "dSAD", -100., { "source-to-isocenter distance -1000 mm" } },
+    { "dSAD", 0., { "source-to-isocenter distance 0 mm" } },
+    { "dIDUPosVrt", -500., { "source-to-detector distance 6000 mm", "dIDUPosVrt -500 cm", "at most 1500 mm more" } },
+    { "dIDUPosLat", 99999999., { "dIDUPosLat is 99999999 (Varian's mark for unknown)" } },
+    { "dIDUPosLng", 99999999., { "dIDUPosLng is 99999999 (Varian's mark for unknown)" } },
+    { "dIDUResolutionX",
+      99999999.,
+      { "dIDUResolutionX is 99999999 (Varian's mark for unknown)", "pixel pitch in mm" } },
+    { "dIDUResolutionY", 0., { "dIDUResolutionY (mm) is 0" } },
+    { "dCTProjectionAngle", 99999999., { "dCTProjectionAngle is 99999999" } },
+  };
+  for (const Case & c : cases)
+  {
+    auto d = HndHeader(10.);
+    itk::EncapsulateMetaData<double>(d, c.field, c.value);
+    const std::string message = MessageOf([&] { VarianScan::FromHndHeader(d, "/obi/Proj_00004.hnd", {}); });
+    EXPECT_NE(message.find("/obi/Proj_00004.hnd"), std::string::npos) << c.field << ": " << message;
+    for (const std::string & word : c.words)
+      EXPECT_NE(message.find(word), std::string::npos) << c.field << " " << c.value << ": '" << word << "' not in "
+                                                        << message;
+  }
+  // No distance to the imager at all: its position 0 or unknown, and dSFD unknown (or 0).
+  for (const double vrt : { 0., 99999999. })
+    for (const double sfd : { 99999999., 0. })
+    {
+      auto d = HndHeader(10.);
+      itk::EncapsulateMetaData<double>(d, "dIDUPosVrt", vrt);
+      itk::EncapsulateMetaData<double>(d, "dSFD", sfd);
+      const std::string message = MessageOf([&] { VarianScan::FromHndHeader(d, "p.hnd", {}); });
+      EXPECT_NE(message.find("no source-to-detector distance"), std::string::npos) << message;
+      EXPECT_NE(message.find("dIDUPosVrt is"), std::string::npos) << message;
+      EXPECT_NE(message.find("dSFD is"), std::string::npos) << message;
+    }
+  // ProjectionInfo.xml's values are checked too (a CalibratedSID in cm, taken as mm: 150 mm).
+  const VarianScan::XmlSettings inCm{ { "CalibratedSAD", "100" }, { "CalibratedSID", "150" } };
+  const std::string message = MessageOf([&] { VarianScan::FromHndHeader(HndHeader(10.), "p.hnd", inCm); });
+  EXPECT_NE(message.find("ProjectionInfo.xml CalibratedSAD 100 mm"), std::string::npos) << message;
+  // ProjectionInfo.xml's own mark for unknown is no value: the header's fields are used.
+  const VarianScan::XmlSettings unknown{ { "CalibratedSAD", "99999999" }, { "CalibratedSID", "99999999" } };
+  const auto r = VarianScan::FromHndHeader(HndHeader(10.), "p.hnd", unknown);
+  EXPECT_NEAR(r.sourceToIsocenterDistance, 1000., 1e-9);
+  EXPECT_NEAR(r.sourceToDetectorDistance, 1500., 1e-9);
 }
 
 TEST(VarianScanHnd, MissingKeyNamesTheFileAndTheKey)
@@ -757,7 +890,8 @@ TEST(VarianScanFolder, MissingCalibrationNamesWhatWasLookedFor)
   EXPECT_NE(message.find((folder.path / "Calibrations").string() + "/AIR-*"), std::string::npos) << message;
   EXPECT_NE(message.find("125 kV"), std::string::npos) << message;
   EXPECT_NE(message.find("FilterBowtie*.xim"), std::string::npos) << message;
-  EXPECT_NE(message.find("airScanFallback"), std::string::npos) << message;
+  EXPECT_EQ(message.find("airScanFallback"), std::string::npos) << message; // the front ends name their options
+  EXPECT_THROW(VarianScan::Open(folder.path.string()), MissingAirScanError);
   // With the fallback asked for: logged, and I0 the brightest normalised reading.
   VarianScan::Options options;
   options.airScanFallback = true;
@@ -770,11 +904,12 @@ TEST(VarianScanFolder, MissingCalibrationNamesWhatWasLookedFor)
   for (std::size_t i = 0; i < 2 * FrameWidth * FrameHeight; ++i)
     ASSERT_NEAR(stack->GetBufferPointer()[i], 0., 1e-6) << i;
   EXPECT_TRUE(LogHas(scan, "I0 1500"));
-  // The same through ScanImporter (as the apps open it): refused without its options, the message
-  // naming the apps' --air-fallback; with them, I0 given: ln(3000 / 1500) everywhere.
+  // The same through ScanImporter (as the apps open it): refused without its options, still a
+  // MissingAirScanError (the apps and the binding add how their users ask for the fallback); with
+  // them, I0 given: ln(3000 / 1500) everywhere.
   const std::string imported = MessageOf([&] { ScanImporter::Open(folder.path.string()); });
   EXPECT_NE(imported.find("FilterBowtie*.xim"), std::string::npos) << imported;
-  EXPECT_NE(imported.find("--air-fallback"), std::string::npos) << imported;
+  EXPECT_THROW(ScanImporter::Open(folder.path.string()), MissingAirScanError);
   ScanImporter::Options importOptions;
   importOptions.airScanFallback = true;
   importOptions.fallbackI0 = 3000.;
@@ -854,12 +989,13 @@ TEST(VarianScanFolder, ObiProjectionInfoAndHnd)
     EXPECT_NEAR(stack->GetBufferPointer()[15 * k + 7],
                 std::log(139000. / ((2000. + k) * 2500. / (1000. * (k + 1)))),
                 1e-5);
-  // Without ProjectionInfo.xml: the HND's own fields (dSAD, dSFD in mm; dIDUPosLat in cm).
+  // Without ProjectionInfo.xml: the HND's own fields (dSAD and dIDUPosVrt in cm, dSFD unknown,
+  // dIDUPosLat in mm).
   fs::remove(folder.path / "ProjectionInfo.xml");
   auto bare = VarianScan::Open(folder.path.string(), options);
   EXPECT_NEAR(bare->Geometry()->GetParameters(0).sourceToIsocenterDistance, 1000., 1e-12);
   EXPECT_NEAR(bare->Geometry()->GetParameters(0).sourceToDetectorDistance, 1500., 1e-12);
-  EXPECT_NEAR(bare->Geometry()->GetParameters(0).projectionOffsetX, -160., 1e-12);
+  EXPECT_NEAR(bare->Geometry()->GetParameters(0).projectionOffsetX, 148., 1e-12);
 }
 
 TEST(VarianScanFolder, ObiAirScanFromCalibration)
@@ -1107,4 +1243,118 @@ TEST(VarianScanFolder, ObiHncFiles)
   // I0 estimated: the brightest reading (1200) reads 0.
   EXPECT_NEAR(stack->GetBufferPointer()[16], 0., 1e-6);
   EXPECT_NEAR(stack->GetBufferPointer()[0], std::log(1200. / 1000.), 1e-6);
+}
+
+// A lone projection file, as a user opens one: no Calibrations/ folder anywhere above it.
+
+namespace
+{
+/** The readings of `scan` as ScanImporter::ReadRaw() stores them, as 64-bit integers (exact for every
+ * integer pixel type a Varian file holds). */
+std::vector<long long>
+RawValues(const ScannerScan * scan)
+{
+  std::vector<long long> values;
+  const auto raw = ScanImporter::ReadRaw(scan);
+  ScanImporter::VisitRaw(raw, [&](auto * image) {
+    const auto n = image->GetLargestPossibleRegion().GetNumberOfPixels();
+    for (std::size_t i = 0; i < n; ++i)
+      values.push_back(static_cast<long long>(image->GetBufferPointer()[i]));
+  });
+  return values;
+}
+} // namespace
+
+TEST(VarianScanLoneFile, RawReadingsNeedNoAirScan)
+{
+  TemporaryFolder folder("lone");
+  // A TrueBeam XIM and an OBI HND (the header of a real half-fan projection), each alone in its folder.
+  Frame frame;
+  frame.lat = 0.;
+  frame.pixels = { 5, 70000, 1, 0, 123456, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 65535, 65536, 2000000000, 11, 12, 13, 14, 15, 16 };
+  const fs::path xim = folder.path / "xim" / "Proj_00042.xim";
+  WriteFrame(xim, frame);
+  test::HndContents hnd;
+  hnd.width = 5;
+  hnd.height = 3;
+  hnd.pixels = { 0, 1, 0xffffffffu, 0x80000000u, 139000, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+  test::SetTypicalHndHeader(hnd, 271.25);
+  hnd.reals["dCTNormChamber"] = 2800.;
+  const fs::path hndFile = folder.path / "hnd" / "Proj_00117.hnd";
+  WriteHndFile(hndFile, hnd);
+  const std::vector<std::pair<fs::path, std::vector<long long>>> files{
+    { xim, std::vector<long long>(frame.pixels.begin(), frame.pixels.end()) },
+    { hndFile, std::vector<long long>(hnd.pixels.begin(), hnd.pixels.end()) }
+  };
+  for (const auto & [file, stored] : files)
+  {
+    SCOPED_TRACE(file.string());
+    // For line integrals: a MissingAirScanError naming what was looked for, and no front end's option.
+    EXPECT_THROW(VarianScan::Open(file.string()), MissingAirScanError);
+    EXPECT_THROW(ScanImporter::Open(file.string()), MissingAirScanError);
+    const std::string message = MessageOf([&] { ScanImporter::Open(file.string()); });
+    EXPECT_NE(message.find("varian: VarianScan: no air scan: looked for " + file.parent_path().string() +
+                           "/Calibrations/AIR-*"),
+              std::string::npos)
+      << message;
+    EXPECT_EQ(message.find("airScanFallback"), std::string::npos) << message;
+    EXPECT_EQ(message.find("--air-fallback"), std::string::npos) << message;
+
+    // For the readings as stored: opened, the missing air scan logged, the pixels exactly as stored.
+    ScanImporter::Options readingsOnly;
+    readingsOnly.readingsOnly = true;
+    const auto scan = ScanImporter::Open(file.string(), "", readingsOnly);
+    EXPECT_TRUE(LogHas(scan, "the readings as stored need none"));
+    EXPECT_EQ(RawValues(scan), stored);
+    // Line integrals from that scan are still refused, with the same error.
+    auto stack = ReadStack(scan);
+    EXPECT_THROW(scan->ToLineIntegrals(stack), MissingAirScanError);
+    EXPECT_NE(MessageOf([&] { scan->ToLineIntegrals(stack); }).find("Calibrations/AIR-*"), std::string::npos);
+  }
+  // The lone HND's geometry: the header's distances in cm, its lateral shift in mm.
+  ScanImporter::Options readingsOnly;
+  readingsOnly.readingsOnly = true;
+  const auto obi = ScanImporter::Open(hndFile.string(), "", readingsOnly)->Geometry();
+  ASSERT_EQ(obi->GetNumberOfProjections(), 1u);
+  EXPECT_NEAR(obi->GetParameters(0).sourceToIsocenterDistance, 1000., 1e-9);
+  EXPECT_NEAR(obi->GetParameters(0).sourceToDetectorDistance, 1500., 1e-9);
+  EXPECT_NEAR(obi->GetParameters(0).projectionOffsetX, 148., 1e-9);
+}
+
+TEST(VarianScanLoneFile, DetectorBesideTheRotationAxisIsRefused)
+{
+  // An OBI's 1024 x 768 panel of 0.388 mm shifted 148 mm reaches the axis (a half fan); shifted 1480 mm
+  // (the lateral shift read ten times too large) it lies wholly beside it, which no scanner does.
+  TemporaryFolder folder("axis");
+  auto panel = ScannerScan::ProjectionsType::New(); // the layout only: no pixel is read
+  panel->SetRegions(ScannerScan::ProjectionsType::RegionType(ScannerScan::ProjectionsType::SizeType{ { 1024, 768, 1 } }));
+  auto spacing = panel->GetSpacing();
+  spacing[0] = spacing[1] = 0.388;
+  panel->SetSpacing(spacing);
+  auto origin = panel->GetOrigin();
+  origin[0] = -0.5 * 1023 * 0.388;
+  origin[1] = -0.5 * 767 * 0.388;
+  panel->SetOrigin(origin);
+  ScanImporter::Options readingsOnly;
+  readingsOnly.readingsOnly = true;
+  for (const double lat : { 148., -148., 1480. })
+  {
+    test::HndContents c;
+    c.width = 4;
+    c.height = 2;
+    c.pixels.assign(8, 100u);
+    test::SetTypicalHndHeader(c, 0.);
+    c.reals["dIDUPosLat"] = lat;
+    const fs::path file = folder.path / ("Proj_" + std::to_string(static_cast<int>(lat)) + ".hnd");
+    WriteHndFile(file, c);
+    const auto scan = ScanImporter::Open(file.string(), "", readingsOnly);
+    const std::string message = MessageOf([&] { ScanImporter::CheckDetectorReachesAxis(scan, panel); });
+    if (lat == 1480.)
+    {
+      EXPECT_NE(message.find("the detector misses the rotation axis"), std::string::npos) << message;
+      EXPECT_NE(message.find("ProjectionOffsetX"), std::string::npos) << message;
+    }
+    else
+      EXPECT_EQ(message, "(no exception)") << lat;
+  }
 }

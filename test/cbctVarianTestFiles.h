@@ -426,17 +426,19 @@ struct HndContents
   std::map<std::string, std::string> strings;
 };
 
-/** Typical OBI header values (made up; names Varian's; mm and degrees). */
+/** OBI header values as a real half-fan OBI projection holds them (names Varian's; the units each
+ * field's: dSAD and dIDUPosVrt in cm, dIDUPosLat/Lng and the resolution in mm, angles in degrees;
+ * dSFD Varian's mark for unknown, 99999999). */
 inline void
 SetTypicalHndHeader(HndContents & c, double angleDegrees = 30.)
 {
   c.reals["dCTProjectionAngle"] = angleDegrees;
   c.reals["dGantryRtn"] = angleDegrees + 90.;
-  c.reals["dSAD"] = 1000.;
-  c.reals["dSFD"] = 1500.;
+  c.reals["dSAD"] = 100.;
+  c.reals["dSFD"] = 99999999.;
   c.reals["dIDUResolutionX"] = 0.388;
   c.reals["dIDUResolutionY"] = 0.388;
-  c.reals["dIDUPosLat"] = -16.;
+  c.reals["dIDUPosLat"] = 148.;
   c.reals["dIDUPosLng"] = 0.;
   c.reals["dIDUPosVrt"] = -50.;
   c.reals["dXRayKV"] = 125.;

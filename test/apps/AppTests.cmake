@@ -599,6 +599,16 @@ add_test(NAME apps.bad_input.import_outputs_are_inputs
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/import_end_to_end.sh ${cbct_bin} ${cbct_app_work}/import_outputs_are_inputs
           outputs-are-inputs)
 set_tests_properties(apps.bad_input.import_outputs_are_inputs PROPERTIES LABELS badinput)
+# A lone Varian projection (a TrueBeam XIM, an OBI HND with a real header), as a user opens the one
+# file they have: --raw needs no air scan and gives the stored readings; the HND's geometry in mm; the
+# summary says what the geometry file holds; refusals (no air scan for line integrals, placeholders,
+# distances in another unit, a detector beside the rotation axis) name the field and write nothing.
+add_test(NAME apps.varian_lone_files
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/varian_lone_files.sh ${cbct_bin} ${cbct_app_work}/varian_lone_files)
+add_test(NAME apps.bad_input.varian_lone_files
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/varian_lone_files.sh ${cbct_bin} ${cbct_app_work}/varian_lone_refusals
+          refusals)
+set_tests_properties(apps.bad_input.varian_lone_files PROPERTIES LABELS badinput)
 cbct_bad_input_test(import_no_input cbct-import "^cbct-import: error: INPUT is required" -o out.mha -g out.xml)
 cbct_bad_input_test(import_format cbct-import "--format is 'siemens'. expected one of varian, elekta"
   . --format siemens -o out.mha -g out.xml)

@@ -11,6 +11,15 @@
 //       counts round(50000 exp(-p)), air 50000, one norm-chamber reading; fields from the geometry
 //       (KVSourceRtn = 180 - angle, KVSourceVrt = SID / 10, KVDetectorVrt = -(SDD - SID) / 10,
 //       KVDetectorLat = ProjectionOffsetX / 10, PixelWidth = spacing / 10), the detector centred.
+//   cbctWriteScan varian-lone DIR [FIELD=VALUE ...]
+//       two lone projections, each alone in its folder (no Calibrations/, no Scan.xml or
+//       ProjectionInfo.xml): DIR/xim/Proj_00042.xim, a TrueBeam half-fan XIM (KVSourceVrt 100 cm,
+//       KVDetectorVrt -50 cm, KVDetectorLat -16 cm), and DIR/hnd/Proj_00117.hnd, an OBI half-fan HND with
+//       the header fields of a real one (dSAD 100 cm, dSFD 99999999: unknown, dIDUPosVrt -50 cm,
+//       dIDUPosLat 148 mm); 128 x 96 pixels of 3.104 mm (an OBI panel binned 8 x 8), integer readings
+//       above 65535 among them. FIELD=VALUE sets an HND header field (e.g. dSAD=99999999). Beside each:
+//       expected.mha, its readings as stored (float; every value below 2^24, so exact), on the
+//       centred detector grid.
 //   cbctWriteScan varian-bench DIR COUNT WIDTH HEIGHT
 //       a Varian TrueBeam scan of COUNT compressed XIMs of WIDTH x HEIGHT over 360 degrees, whose pixels
 //       look like a patient's (a smooth field with noise: the compressed stream has differences of 1,
@@ -22,6 +31,7 @@
 
 #include <itkImage.h>
 #include <itkImageFileReader.h>
+#include <itkImageFileWriter.h>
 
 #include <cmath>
 #include <filesystem>
@@ -153,6 +163,75 @@ WriteVarian(const Input & in, const fs::path & dir)
   return 0;
 }
 
+/** Writes `pixels` (width x height) as a float image of one slice on the centred grid of `pitch` mm. */
+void
+WriteExpected(const fs::path & file, const std::vector<std::uint32_t> & pixels, int width, int height, double pitch)
+{
+  auto image = ImageType::New();
+  image->SetRegions(ImageType::RegionType(ImageType::SizeType{ { static_cast<itk::SizeValueType>(width),
+                                                                  static_cast<itk::SizeValueType>(height), 1 } }));
+  ImageType::SpacingType spacing;
+  spacing[0] = spacing[1] = pitch;
+  spacing[2] = 1.;
+  image->SetSpacing(spacing);
+  ImageType::PointType origin;
+  origin[0] = -0.5 * (width - 1) * pitch;
+  origin[1] = -0.5 * (height - 1) * pitch;
+  origin[2] = 0.;
+  image->SetOrigin(origin);
+  image->Allocate();
+  for (std::size_t i = 0; i < pixels.size(); ++i)
+    image->GetBufferPointer()[i] = static_cast<float>(pixels[i]);
+  auto writer = itk::ImageFileWriter<ImageType>::New();
+  writer->SetFileName(file.string());
+  writer->SetInput(image);
+  writer->Update();
+}
+
+int
+WriteVarianLone(const fs::path & dir, const std::vector<std::string> & fields)
+{
+  constexpr int width = 128, height = 96;
+  constexpr double pitch = 3.104; // mm: an OBI's 0.388 mm binned 8 x 8
+  // Readings that look like a projection (brighter at the edges), some above 65535 (32-bit files).
+  std::vector<std::uint32_t> pixels(std::size_t(width) * height);
+  for (int v = 0; v < height; ++v)
+    for (int u = 0; u < width; ++u)
+    {
+      const double x = (u - 0.5 * width) / (0.4 * width);
+      pixels[std::size_t(v) * width + u] =
+        static_cast<std::uint32_t>(x * x < 1. ? 20000. + 60000. * x * x + 7 * v : 139000. - 3 * u);
+    }
+
+  cbct::test::XimContents xim;
+  xim.width = width;
+  xim.height = height;
+  xim.pixels.assign(pixels.begin(), pixels.end());
+  xim.properties = XimFields(37.5, 1000., 1500., -160., 0., pitch);
+  fs::create_directories(dir / "xim");
+  cbct::test::WriteXim((dir / "xim" / "Proj_00042.xim").string(), xim);
+  WriteExpected(dir / "xim" / "expected.mha", pixels, width, height, pitch);
+
+  cbct::test::HndContents hnd;
+  hnd.width = width;
+  hnd.height = height;
+  hnd.pixels = pixels;
+  cbct::test::SetTypicalHndHeader(hnd, 271.25); // dSAD 100, dSFD 99999999, dIDUPosVrt -50, dIDUPosLat 148
+  hnd.reals["dIDUResolutionX"] = pitch;
+  hnd.reals["dIDUResolutionY"] = pitch;
+  for (const std::string & field : fields)
+  {
+    const auto equals = field.find('=');
+    if (equals == std::string::npos)
+      throw std::runtime_error("expected FIELD=VALUE, not '" + field + "'");
+    hnd.reals[field.substr(0, equals)] = std::stod(field.substr(equals + 1));
+  }
+  fs::create_directories(dir / "hnd");
+  cbct::test::WriteHnd((dir / "hnd" / "Proj_00117.hnd").string(), hnd);
+  WriteExpected(dir / "hnd" / "expected.mha", pixels, width, height, pitch);
+  return 0;
+}
+
 int
 WriteVarianBench(const fs::path & dir, int count, int width, int height)
 {
@@ -202,7 +281,10 @@ main(int argc, char ** argv)
     }
     if (mode == "varian-bench" && argc == 6)
       return WriteVarianBench(argv[2], std::stoi(argv[3]), std::stoi(argv[4]), std::stoi(argv[5]));
-    std::cerr << "usage: cbctWriteScan elekta|varian LINEINTEGRALS GEOMETRY DIR, or varian-bench DIR COUNT WIDTH HEIGHT\n";
+    if (mode == "varian-lone" && argc >= 3)
+      return WriteVarianLone(argv[2], std::vector<std::string>(argv + 3, argv + argc));
+    std::cerr << "usage: cbctWriteScan elekta|varian LINEINTEGRALS GEOMETRY DIR, varian-bench DIR COUNT WIDTH HEIGHT, "
+                 "or varian-lone DIR [FIELD=VALUE ...]\n";
     return 2;
   }
   catch (const std::exception & e)

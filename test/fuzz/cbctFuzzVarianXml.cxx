@@ -56,9 +56,10 @@ LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
   }
   itk::MetaDataDictionary hnd;
   itk::EncapsulateMetaData<double>(hnd, "dCTProjectionAngle", 12.);
-  itk::EncapsulateMetaData<double>(hnd, "dSAD", 1000.);
-  itk::EncapsulateMetaData<double>(hnd, "dSFD", 1500.);
-  itk::EncapsulateMetaData<double>(hnd, "dIDUPosLat", -14.8);
+  itk::EncapsulateMetaData<double>(hnd, "dSAD", 100.);       // cm
+  itk::EncapsulateMetaData<double>(hnd, "dSFD", 99999999.);  // Varian's mark for unknown
+  itk::EncapsulateMetaData<double>(hnd, "dIDUPosVrt", -50.); // cm
+  itk::EncapsulateMetaData<double>(hnd, "dIDUPosLat", 148.); // mm
   itk::EncapsulateMetaData<double>(hnd, "dCTNormChamber", 3000.);
   itk::EncapsulateMetaData<double>(hnd, "dIDUResolutionX", 0.388);
   itk::EncapsulateMetaData<double>(hnd, "dIDUResolutionY", 0.388);

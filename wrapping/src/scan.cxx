@@ -1,5 +1,6 @@
 // conebeamct._read_scan: a scanner's scan (cbct::ScanImporter: Varian, Elekta XVI, Nikon, Bruker) as
 // projections, its geometry and what was read; conebeamct.read_scan wraps it.
+#include "cbctMissingAirScanError.h"
 #include "cbctPythonBindings.h"
 #include "cbctPythonSupport.h"
 #include "cbctScanImporter.h"
@@ -41,6 +42,7 @@ ReadScan(const std::vector<std::string> & paths,
   cbct::ScannerScan::Pointer scan;
   cbct::ScannerScan::ProjectionsType::Pointer lineIntegrals;
   cbct::ScanImporter::RawProjections rawProjections;
+  try
   {
     py::gil_scoped_release release;
     scan = cbct::ScanImporter::Open(paths, format, options);
@@ -48,6 +50,18 @@ ReadScan(const std::vector<std::string> & paths,
       rawProjections = cbct::ScanImporter::ReadRaw(scan);
     else
       lineIntegrals = cbct::ScanImporter::ReadLineIntegrals(scan);
+    // A geometry no scanner has (a detector wholly beside the rotation axis) is never returned.
+    cbct::ScanImporter::CheckDetectorReachesAxis(scan, raw ? rawProjections.image.GetPointer()
+                                                           : static_cast<const itk::ImageBase<3> *>(lineIntegrals.GetPointer()));
+  }
+  catch (cbct::MissingAirScanError & e)
+  {
+    // The library names what it looked for; how to ask for the fallback is said in read_scan's words.
+    e.SetDescription(std::string(e.GetDescription()) +
+                     ". To normalise with a constant I0 instead, pass air_fallback=True (I0: the scan's brightest "
+                     "reading, or air_fallback_i0=I0, in counts at the scan's mean norm-chamber reading); or "
+                     "raw=True for the readings as stored, which need no air scan");
+    throw;
   }
   py::array array;
   const itk::ImageBase<3> * stack = nullptr;
@@ -91,6 +105,7 @@ RegisterScan(py::module_ & m, const MakeGeometry & makeGeometry)
       cbct::ScanImporter::Options options;
       options.airScanFallback = airFallback;
       options.fallbackI0 = airFallbackI0;
+      options.readingsOnly = raw; // the readings as stored need no air scan
       return ReadScan(paths, format, raw, options, makeGeometry);
     },
     py::arg("paths"), py::arg("format"), py::arg("raw"), py::arg("air_fallback"), py::arg("air_fallback_i0"));

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import conebeamct as cbct
-from conftest import run_app, write_mha, write_xvi_scan
+from conftest import read_mha, run_app, write_mha, write_xvi_scan
 
 N, U = 36, 40
 PIXEL = 409.6 / U  # the XVI panel, 409.6 mm wide
@@ -128,8 +128,10 @@ def test_varian_without_air_scan_needs_air_fallback(work):
     assert np.max(np.abs(with_air.array - line_integrals)) < 1e-3
 
     shutil.rmtree(os.path.join(folder, "Calibrations"))
-    with pytest.raises(cbct.ITKError, match="air-fallback"):
+    # The library says what is missing; read_scan says how to ask for the fallback, in its own words.
+    with pytest.raises(cbct.ITKError, match=r"no air scan: looked for .*pass air_fallback=True.*or raw=True") as refused:
         cbct.read_scan(folder)
+    assert "--air-fallback" not in str(refused.value)
     fallback, fallback_geometry = cbct.read_scan(folder, air_fallback=True, air_fallback_i0=50000.0)
     assert np.all(np.isfinite(fallback.array))
     assert np.max(np.abs(fallback.array - with_air.array)) < 1e-5
@@ -139,3 +141,28 @@ def test_varian_without_air_scan_needs_air_fallback(work):
         cbct.read_scan(folder, air_fallback_i0=50000.0)
     with pytest.raises(ValueError, match="air_fallback_i0"):
         cbct.read_scan(folder, air_fallback=True, air_fallback_i0=float("nan"))
+
+
+def test_lone_varian_files_raw_need_no_air_scan(work):
+    """A lone TrueBeam XIM and a lone OBI HND (a real half-fan header: dSAD 100 cm, dSFD unknown,
+    dIDUPosVrt -50 cm, dIDUPosLat 148 mm), each alone in its folder (written by the test-only
+    cbctWriteScan): raw=True reads the stored readings exactly without an air scan; the HND's geometry
+    is in mm; line integrals without an air scan are refused naming air_fallback."""
+    folder = os.path.join(str(work), "lone")
+    run_app("cbctWriteScan", "varian-lone", folder)
+    for name in ("xim/Proj_00042.xim", "hnd/Proj_00117.hnd"):
+        path = os.path.join(folder, name)
+        raw, geometry = cbct.read_scan(path, raw=True)
+        expected = read_mha(os.path.join(os.path.dirname(path), "expected.mha"))[0]
+        assert raw.array.dtype.kind in "iu"
+        assert raw.array.shape == expected.shape
+        assert np.array_equal(raw.array.astype(np.int64), expected.astype(np.int64)), name
+        assert any("the readings as stored need none" in line for line in raw.info["log"])
+        assert len(geometry) == 1
+        with pytest.raises(cbct.ITKError, match="no air scan.*air_fallback=True"):
+            cbct.read_scan(path)
+    _, obi = cbct.read_scan(os.path.join(folder, "hnd/Proj_00117.hnd"), raw=True)
+    p = obi.parameters(0)
+    assert p["sid"] == pytest.approx(1000.0, abs=1e-9)
+    assert p["sdd"] == pytest.approx(1500.0, abs=1e-9)
+    assert p["proj_offset_x"] == pytest.approx(148.0, abs=1e-9)
