@@ -141,6 +141,27 @@ ArcOf(std::vector<double> angles)
   return 2. * Pi - gap;
 }
 
+/** Runs `fit`; with the automatic choice of orbit a fit that fails is a warning (the other model may
+ * serve), otherwise its error. */
+template <typename TFit>
+void
+Attempt(const BeadCalibrationOptions & options, BeadCalibration::Result & result, const std::string & what, TFit && fit)
+{
+  if (options.orbit != BeadCalibrationOptions::Orbit::Automatic)
+  {
+    fit();
+    return;
+  }
+  try
+  {
+    fit();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    result.warnings.push_back(what + " not fitted: " + e.GetDescription());
+  }
+}
+
 std::vector<std::array<double, 3>>
 BeadCentres(const BeadPhantom * phantom)
 {
@@ -397,34 +418,34 @@ BeadCalibration::Calibrate(const ProjectionsType * projections, const GeometryTy
                                 std::to_string(MinimumCircularViews) + " over 30 degrees)");
     }
     else
-    {
-      CircularOrbitBeadFit::Parameters start;
-      const unsigned int first = viewsSeen.front();
-      if (nominal->HasParameters(first))
-        start = nominal->GetParameters(first);
-      else
-      {
-        start.sourceToIsocenterDistance = nominal->GetSourceToIsocenterDistance(first);
-        start.sourceToDetectorDistance = nominal->GetSourceToDetectorDistance(first);
-      }
-      CircularOrbitBeadFit::Placement placement;
-      placement.angleY = azimuth;
-      circularUsed = all;
-      auto fit = CircularOrbitBeadFit::Fit(centres, circularUsed, gantry, start, placement, options.fitted, pixels);
-      const double limit = OutlierLimit(fit.errors);
-      std::vector<BeadObservation> kept;
-      for (std::size_t k = 0; k < circularUsed.size(); ++k)
-        if (fit.errors[k] <= limit)
-          kept.push_back(circularUsed[k]);
-      if (kept.size() < circularUsed.size())
-      {
-        circularUsed = kept;
-        fit = CircularOrbitBeadFit::Fit(centres, circularUsed, gantry, fit.orbit, fit.placement, options.fitted, pixels);
-      }
-      result.circularFit = fit;
-      result.circularError = fit.error;
-      haveCircular = true;
-    }
+      Attempt(options, result, "circular orbit", [&] {
+        CircularOrbitBeadFit::Parameters start;
+        const unsigned int first = viewsSeen.front();
+        if (nominal->HasParameters(first))
+          start = nominal->GetParameters(first);
+        else
+        {
+          start.sourceToIsocenterDistance = nominal->GetSourceToIsocenterDistance(first);
+          start.sourceToDetectorDistance = nominal->GetSourceToDetectorDistance(first);
+        }
+        CircularOrbitBeadFit::Placement placement;
+        placement.angleY = azimuth;
+        circularUsed = all;
+        auto fit = CircularOrbitBeadFit::Fit(centres, circularUsed, gantry, start, placement, options.fitted, pixels);
+        const double limit = OutlierLimit(fit.errors);
+        std::vector<BeadObservation> kept;
+        for (std::size_t k = 0; k < circularUsed.size(); ++k)
+          if (fit.errors[k] <= limit)
+            kept.push_back(circularUsed[k]);
+        if (kept.size() < circularUsed.size())
+        {
+          circularUsed = kept;
+          fit = CircularOrbitBeadFit::Fit(centres, circularUsed, gantry, fit.orbit, fit.placement, options.fitted, pixels);
+        }
+        result.circularFit = fit;
+        result.circularError = fit.error;
+        haveCircular = true;
+      });
   }
   bool haveMatrices = false;
   std::vector<ProjectionMatrixBeadFit::MatrixType> matrices(views);
@@ -452,39 +473,39 @@ BeadCalibration::Calibrate(const ProjectionsType * projections, const GeometryTy
       result.warnings.push_back("matrices not fitted: " + found);
     }
     else
-    {
-      for (unsigned int k = 0; k < views; ++k)
-      {
-        std::vector<BeadObservation> use = observed[k];
-        for (int pass = 0; pass < 2; ++pass)
+      Attempt(options, result, "matrices", [&] {
+        for (unsigned int k = 0; k < views; ++k)
         {
-          std::vector<std::array<double, 3>> points;
-          std::vector<std::array<double, 2>> uv;
-          for (const auto & o : use)
+          std::vector<BeadObservation> use = observed[k];
+          for (int pass = 0; pass < 2; ++pass)
           {
-            points.push_back(centres[o.bead]);
-            uv.push_back({ { o.u, o.v } });
+            std::vector<std::array<double, 3>> points;
+            std::vector<std::array<double, 2>> uv;
+            for (const auto & o : use)
+            {
+              points.push_back(centres[o.bead]);
+              uv.push_back({ { o.u, o.v } });
+            }
+            const auto fit = ProjectionMatrixBeadFit::Fit(points, uv, pixels, View(k));
+            matrices[k] = fit.matrix;
+            const double limit = OutlierLimit(fit.errors);
+            std::vector<BeadObservation> kept;
+            for (std::size_t q = 0; q < use.size(); ++q)
+              if (fit.errors[q] <= limit)
+                kept.push_back(use[q]);
+            if (pass == 1 || kept.size() == use.size() || kept.size() < MinimumMatrixBeads)
+            {
+              matricesUsed.insert(matricesUsed.end(), use.begin(), use.end());
+              matricesErrors.insert(matricesErrors.end(), fit.errors.begin(), fit.errors.end());
+              break;
+            }
+            use = kept;
           }
-          const auto fit = ProjectionMatrixBeadFit::Fit(points, uv, pixels, View(k));
-          matrices[k] = fit.matrix;
-          const double limit = OutlierLimit(fit.errors);
-          std::vector<BeadObservation> kept;
-          for (std::size_t q = 0; q < use.size(); ++q)
-            if (fit.errors[q] <= limit)
-              kept.push_back(use[q]);
-          if (pass == 1 || kept.size() == use.size() || kept.size() < MinimumMatrixBeads)
-          {
-            matricesUsed.insert(matricesUsed.end(), use.begin(), use.end());
-            matricesErrors.insert(matricesErrors.end(), fit.errors.begin(), fit.errors.end());
-            break;
-          }
-          use = kept;
         }
-      }
-      for (const double e : matricesErrors)
-        result.matricesError.Add(e);
-      haveMatrices = true;
-    }
+        for (const double e : matricesErrors)
+          result.matricesError.Add(e);
+        haveMatrices = true;
+      });
   }
   if (!haveCircular && !haveMatrices)
     ThrowBadParameter("bead calibration", "neither a circular orbit nor matrices could be fitted",
