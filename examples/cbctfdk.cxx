@@ -449,6 +449,7 @@ main(int argc, char ** argv)
   app.add_flag("--no-displaced,--nodisplaced", o.noDisplaced,
                "Switch off displaced-detector weighting (given when the detector does not see the volume from both "
                "sides; off suits an object smaller than the volume)");
+  AddFieldOfViewOption(app, o, slicer);
   app.add_option("-d,--divisions", o.divisions, "Reconstruct in this many slabs along y (bounds the memory)")
     ->capture_default_str();
   app.add_option("--hardware", o.hardware, "cpu, cuda or auto (CUDA when this build has it and a device is present)")

@@ -267,6 +267,7 @@ main(int argc, char ** argv)
     ->capture_default_str();
   app.add_option("--hannY", o.hannY, "Hann low-pass along v with this cut-off as a fraction of Nyquist (0: none)")->capture_default_str();
   app.add_flag("--no-displaced,--nodisplaced", o.noDisplaced, "Switch off displaced-detector weighting");
+  AddFieldOfViewOption(app, o, slicer);
   app.add_option("--hardware", o.hardware, "cpu, cuda or auto (CUDA when this build has it and a device is present)")
     ->capture_default_str();
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each stage's time");

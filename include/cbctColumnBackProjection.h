@@ -64,6 +64,13 @@ struct ColumnLaunch
   float z = 0.f;                      ///< voxel z index of the slice
   bool distanceWeight = false;        ///< multiply by 1/w^2 (FDK)
   float * sum = nullptr;              ///< width x HeightPadded(height) sums (y fastest), added to
+  /** Optional (null: every voxel): per column x, the voxels [yBegin[x], yEnd[x]) (counted from y0)
+   * that are needed, e.g. the scan's field of view (FieldOfViewMask); the others may be left out.
+   * The vector paths start at the multiple of eight at or below yBegin[x] and may compute a few
+   * voxels past yEnd[x] within HeightPadded(height): a voxel's sum never depends on which others are
+   * computed. */
+  const int * yBegin = nullptr;
+  const int * yEnd = nullptr;
 };
 
 /** The rows of a column's sums: its height rounded up to a multiple of 8 (the vector paths compute

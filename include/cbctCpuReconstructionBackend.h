@@ -75,6 +75,11 @@ public:
   {
     std::copy(host, host + n, v.begin());
   }
+  /** Waits until the work queued so far is done (the CPU's calls return done: nothing to wait for);
+   * stage timers call it. */
+  void
+  Synchronize() const
+  {}
   void
   Download(const Vector & v, float * host, std::size_t n) const
   {

@@ -257,6 +257,22 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   problem.scan = weight->ComputeScanParameters(projections);
   const auto matrices = backProjection->ComputeProjectionMatrices(output, projections, firstProjection, count);
   problem.matrices = matrices.data();
+  // The field of view: every projection of the scan on the weighted projections' detector (the
+  // columns widened for a displaced detector), as the CPU backprojector sees it.
+  std::vector<ConeProjection> fieldOfViewMatrices;
+  problem.fieldOfView = backProjection->GetFieldOfView();
+  if (problem.fieldOfView != FieldOfViewMode::Off)
+  {
+    const ThreeDCircularProjectionGeometry * scan =
+      backProjection->GetFieldOfViewGeometry() ? backProjection->GetFieldOfViewGeometry() : this->GetGeometry();
+    fieldOfViewMatrices = FieldOfViewMask::MatricesFor(output, projections, scan);
+    problem.fieldOfViewMatrices = fieldOfViewMatrices.data();
+    problem.fieldOfViewCount = static_cast<unsigned int>(fieldOfViewMatrices.size());
+    problem.fieldOfViewAxis = FieldOfViewMask::AxisFor(fieldOfViewMatrices);
+    problem.fieldOfViewDetector = FieldOfViewMask::DetectorOf(projections);
+    problem.fieldOfViewDetector.uMin = padded.first - 0.5;
+    problem.fieldOfViewDetector.uMax = padded.second + 0.5;
+  }
   problem.columns = stack.GetSize(0);
   problem.stackRows = stack.GetSize(1);
   problem.stackFirstColumn = static_cast<int>(stack.GetIndex(0));

@@ -4,6 +4,7 @@
 #include "ConeBeamCTExport.h"
 #include "cbctFDKBackProjection.hcu"
 #include "cbctFDKWeighting.hcu"
+#include "cbctFieldOfView.hcu"
 #include "cbctLineIntegralConversion.hcu"
 
 #include <atomic>
@@ -72,6 +73,15 @@ struct CudaFDKProblem
   const std::vector<double> * smoothingTaps = nullptr;
   // Backprojection.
   const ConeProjection * matrices = nullptr; ///< `count` entries
+  // The scan's field of view (FieldOfViewMask): with a mode other than Off, the voxels that some of
+  // the `fieldOfViewCount` projections of `fieldOfViewMatrices` (voxel to stack pixel indices, every
+  // projection of the scan) do not see on `fieldOfViewDetector` are not backprojected and are set to
+  // 0 or NaN; columns along `fieldOfViewAxis` (FieldOfViewMask::AxisFor()).
+  FieldOfViewMode fieldOfView = FieldOfViewMode::Off;
+  const ConeProjection * fieldOfViewMatrices = nullptr;
+  unsigned int fieldOfViewCount = 0;
+  FieldOfViewDetector fieldOfViewDetector;
+  int fieldOfViewAxis = 1;
   // The volume: the output (page-locked host memory) holds `output`'s box; the initial volume is a
   // constant, or host memory laid out as `initialBox`.
   float * output = nullptr;

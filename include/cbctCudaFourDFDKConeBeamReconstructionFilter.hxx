@@ -119,6 +119,20 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   problem.stackFirstColumn = static_cast<int>(stack.GetIndex(0));
   problem.stackFirstRow = static_cast<int>(stack.GetIndex(1));
   problem.stackDevice = device;
+  // The field of view of the whole scan (every frame keeps the same voxels), on the weighted
+  // projections' detector, as the CPU filter's frames see it.
+  problem.fieldOfView = this->GetFieldOfView();
+  std::vector<ConeProjection> fieldOfViewMatrices;
+  if (problem.fieldOfView != FieldOfViewMode::Off)
+  {
+    fieldOfViewMatrices = FieldOfViewMask::MatricesFor(grid, projections, geometry);
+    problem.fieldOfViewMatrices = fieldOfViewMatrices.data();
+    problem.fieldOfViewCount = static_cast<unsigned int>(fieldOfViewMatrices.size());
+    problem.fieldOfViewAxis = FieldOfViewMask::AxisFor(fieldOfViewMatrices);
+    problem.fieldOfViewDetector = FieldOfViewMask::DetectorOf(projections);
+    problem.fieldOfViewDetector.uMin = padded.first - 0.5;
+    problem.fieldOfViewDetector.uMax = padded.second + 0.5;
+  }
 
   // The initial volume: a constant is filled on the device, anything else read from host memory.
   const auto * constant = dynamic_cast<const ConstantImageSource<TImage> *>(volume->GetSource().GetPointer());

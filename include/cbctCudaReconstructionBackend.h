@@ -94,6 +94,12 @@ public:
     m_A->Back(projections.Data(), x.Data(), subset.indices, subset.count, add);
   }
 
+  /** Waits until the device has done the work queued so far (stage timers call it). */
+  void
+  Synchronize() const
+  {
+    CudaCheck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  }
   void
   Fill(Vector & v, float value) const
   {

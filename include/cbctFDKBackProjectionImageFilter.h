@@ -3,6 +3,7 @@
 
 #include "cbctColumnBackProjection.h"
 #include "cbctFDKBackProjection.hcu"
+#include "cbctFieldOfViewMask.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 
 #include <itkInPlaceImageFilter.h>
@@ -41,6 +42,11 @@ VoxelToPixelMatrices(const TImage * volume,
  * stepped as the CUDA kernel steps them (AccumulateVoxelRun()); both sum each batch of
  * BackProjectionBatch projections before adding it to the volume, and agree to float rounding.
  *
+ * Field of view (SetFieldOfView(), off by default as RTK's output): voxels that some projection of
+ * the scan does not see (FieldOfViewMask: outside the cylinder the detector covers, or the cone's top
+ * and bottom corners) are not backprojected and are written as 0 or NaN; runs and columns of voxels
+ * wholly outside are skipped. The voxels inside get the sums they get without it, bit for bit.
+ *
  * Streaming: a region of the volume asks only for the detector rows and columns its eight corners
  * project onto (plus one pixel for interpolation), for every projection. Throws when no voxel of
  * the whole volume projects onto the detector in any projection (detector too small or misplaced).
@@ -71,6 +77,33 @@ public:
   itkSetMacro(ColumnsAlongY, bool);
   itkGetConstMacro(ColumnsAlongY, bool);
   itkBooleanMacro(ColumnsAlongY);
+
+  /** Skip the voxels outside the scan's field of view and write them as 0 (FieldOfViewMode::Zero) or
+   * NaN; Off (the default): backproject every voxel. */
+  void
+  SetFieldOfView(FieldOfViewMode mode)
+  {
+    if (mode != m_FieldOfView)
+    {
+      m_FieldOfView = mode;
+      this->Modified();
+    }
+  }
+  FieldOfViewMode
+  GetFieldOfView() const
+  {
+    return m_FieldOfView;
+  }
+  /** The scan whose projections define the field of view (default: null, this filter's geometry).
+   * The 4D FDK gives the whole scan, so that every frame keeps the same voxels. */
+  itkSetConstObjectMacro(FieldOfViewGeometry, GeometryType);
+  itkGetConstObjectMacro(FieldOfViewGeometry, GeometryType);
+  /** The field of view of the last update's region (empty with FieldOfViewMode::Off). */
+  const FieldOfViewMask &
+  GetFieldOfViewMask() const
+  {
+    return m_Mask;
+  }
 
   /** Input 1: the (weighted, filtered) projection stack. */
   void
@@ -121,6 +154,12 @@ protected:
   BeforeThreadedGenerateData() override;
   void
   DynamicThreadedGenerateData(const OutputImageRegionType & region) override;
+  /** The field of view of the output's requested region (m_Mask), when asked for. */
+  void
+  ComputeFieldOfView();
+  /** Writes the voxels outside the field of view (runs along z). */
+  void
+  AfterThreadedGenerateData() override;
 
   GeometryType::ConstPointer m_Geometry;
 
@@ -143,6 +182,9 @@ private:
 
   std::vector<ConeProjection> m_Matrices;
   bool m_ColumnsAlongY = true;
+  FieldOfViewMode m_FieldOfView = FieldOfViewMode::Off;
+  GeometryType::ConstPointer m_FieldOfViewGeometry;
+  FieldOfViewMask m_Mask;
 };
 
 } // namespace cbct

@@ -237,9 +237,39 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::BeforeThreadedGenerateD
 
 template <typename TInputImage, typename TOutputImage>
 void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::ComputeFieldOfView()
+{
+  const auto * projections = static_cast<const ProjectionImageType *>(this->itk::ProcessObject::GetInput(1));
+  m_Mask = FieldOfViewMask();
+  if (m_FieldOfView != FieldOfViewMode::Off)
+  {
+    // The field of view of every projection of the scan on the whole detector (the stack's largest
+    // region), whatever rows and projections this update holds.
+    const GeometryType * scan = m_FieldOfViewGeometry ? m_FieldOfViewGeometry.GetPointer() : m_Geometry.GetPointer();
+    const auto matrices = FieldOfViewMask::MatricesFor(this->GetOutput(), projections, scan);
+    m_Mask.Compute(matrices, FieldOfViewMask::DetectorOf(projections), FieldOfViewMask::AxisFor(matrices),
+                   this->GetOutput()->GetRequestedRegion());
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::AfterThreadedGenerateData()
+{
+  if (m_FieldOfView == FieldOfViewMode::Off)
+    return;
+  if constexpr (std::is_same<TOutputImage, itk::Image<float, 3>>::value)
+    m_Mask.Blank(this->GetOutput(), FieldOfViewMask::OutsideValue(m_FieldOfView));
+  else
+    ThrowBadParameter("field of view output pixel type", "not float", "an itk::Image<float, 3> volume");
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
 FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateData()
 {
   this->BeforeThreadedGenerateData();
+  this->ComputeFieldOfView();
   const bool columns =
     m_ColumnsAlongY && std::is_same<typename ProjectionImageType::PixelType, float>::value &&
     std::all_of(m_Matrices.begin(), m_Matrices.end(), [](const ConeProjection & p) { return ColumnsAllowed(p); });
@@ -308,6 +338,7 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateDataInColumns()
       throw aborted;
     }
   }
+  this->AfterThreadedGenerateData();
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -335,18 +366,48 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::BackProjectColumns(cons
   launch.height = height;
   launch.distanceWeight = true;
   const int zFirst = static_cast<int>(piece.GetIndex(2)), zEnd = zFirst + static_cast<int>(piece.GetSize(2));
+  // With a field of view, the voxels of each column it holds (counted from the piece's first y); a
+  // slice with none is skipped.
+  const bool masked = m_FieldOfView != FieldOfViewMode::Off && m_Mask.GetAxis() == 1;
+  std::vector<int> yBegin, yEnd;
+  std::vector<char> sliceNeeded(static_cast<std::size_t>(block), 1);
   for (int z0 = zFirst; z0 < zEnd; z0 += block)
   {
     const int slices = std::min(block, zEnd - z0);
     sum.assign(sliceSums * static_cast<std::size_t>(slices), 0.f);
+    if (masked)
+    {
+      yBegin.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(slices), 0);
+      yEnd.assign(yBegin.size(), 0);
+      for (int s = 0; s < slices; ++s)
+      {
+        sliceNeeded[static_cast<std::size_t>(s)] = 0;
+        for (int x = 0; x < width; ++x)
+        {
+          const FieldOfViewColumn & c = m_Mask.ColumnAt(launch.x0 + x, launch.y0, z0 + s);
+          const std::size_t i = static_cast<std::size_t>(s) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x);
+          yBegin[i] = std::max(c.first - launch.y0, 0);
+          yEnd[i] = std::min(c.last + 1 - launch.y0, height);
+          if (yBegin[i] < yEnd[i])
+            sliceNeeded[static_cast<std::size_t>(s)] = 1;
+        }
+      }
+    }
     for (int k = 0; k < count; ++k)
     {
       launch.matrix = m_Matrices[first + static_cast<std::size_t>(k)].matrix;
       launch.projection = k;
       for (int s = 0; s < slices; ++s)
       {
+        if (!sliceNeeded[static_cast<std::size_t>(s)])
+          continue;
         launch.z = static_cast<float>(z0 + s);
         launch.sum = sum.data() + static_cast<std::size_t>(s) * sliceSums;
+        if (masked)
+        {
+          launch.yBegin = yBegin.data() + static_cast<std::size_t>(s) * static_cast<std::size_t>(width);
+          launch.yEnd = yEnd.data() + static_cast<std::size_t>(s) * static_cast<std::size_t>(width);
+        }
         AccumulateColumns(launch);
       }
     }
@@ -420,6 +481,23 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerate
     const float fy = static_cast<float>(index[1]);
     for (int run = RunStart(zFirst); run < zEnd; run += BackProjectionRun)
     {
+      if (m_FieldOfView != FieldOfViewMode::Off && m_Mask.GetAxis() == 2)
+      {
+        // Skipped when no voxel of the run's row (x, y, [run, run + BackProjectionRun)) is inside.
+        bool needed = false;
+        for (itk::SizeValueType x = 0; x < width && !needed; ++x)
+        {
+          const FieldOfViewColumn & c = m_Mask.ColumnAt(region.GetIndex(0) + static_cast<long long>(x), index[1], run);
+          needed = c.first <= std::min(c.last, run + BackProjectionRun - 1) && c.last >= run;
+        }
+        if (!needed)
+        {
+          for (int r = 0; r < BackProjectionRun; ++r)
+            if (run + r >= zFirst && run + r < zEnd)
+              progress.Completed(width);
+          continue;
+        }
+      }
       const float fz = static_cast<float>(run);
       VoxelRunLaunch<typename ProjectionImageType::PixelType> launch;
       launch.nx = nx;

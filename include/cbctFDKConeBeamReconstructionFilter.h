@@ -87,6 +87,21 @@ public:
     return m_BackProjectionFilter;
   }
 
+  /** Voxels outside the scan's field of view (those some projection does not see) are not
+   * backprojected and are written as 0 (FieldOfViewMode::Zero) or NaN; Off (the default) reconstructs
+   * every voxel, as RTK does. The backprojection filter's setting (FieldOfViewMask). */
+  void
+  SetFieldOfView(FieldOfViewMode mode)
+  {
+    m_BackProjectionFilter->SetFieldOfView(mode);
+    this->Modified();
+  }
+  FieldOfViewMode
+  GetFieldOfView() const
+  {
+    return m_BackProjectionFilter->GetFieldOfView();
+  }
+
   // The stage times (summed over pieces): FDKStageTimes.
 
 protected:

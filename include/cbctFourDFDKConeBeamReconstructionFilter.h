@@ -131,6 +131,24 @@ public:
     return m_WindowShape;
   }
 
+  /** Voxels outside the scan's field of view (those some projection of the whole scan does not see:
+   * the same in every frame) are not backprojected and are written as 0 or NaN; Off (the default)
+   * reconstructs every voxel (FDKBackProjectionImageFilter::SetFieldOfView()). */
+  void
+  SetFieldOfView(FieldOfViewMode mode)
+  {
+    if (mode != m_FieldOfView)
+    {
+      m_FieldOfView = mode;
+      this->Modified();
+    }
+  }
+  FieldOfViewMode
+  GetFieldOfView() const
+  {
+    return m_FieldOfView;
+  }
+
   /** The weighting and the ramp filter, applied once to the whole stack (set their options here:
    * window, cut-off, truncation correction, displaced-detector weighting). */
   WeightFilterType *
@@ -191,6 +209,7 @@ protected:
   unsigned int m_NumberOfFrames = 10;
   double m_GatingWindow = 0.;
   WindowShape m_WindowShape = WindowShape::Rectangular;
+  FieldOfViewMode m_FieldOfView = FieldOfViewMode::Off;
   std::vector<FourDGating::Frame> m_Frames;
   typename WeightFilterType::Pointer m_WeightFilter;
   typename RampFilterType::Pointer m_RampFilter;

@@ -157,6 +157,8 @@ FourDFDKConeBeamReconstructionFilter<TImage, TOutputImage>::GenerateData()
     }
     auto backProjection = BackProjectionFilterType::New();
     backProjection->SetGeometry(FourDGating::SubGeometry(m_Geometry, frame.projections));
+    backProjection->SetFieldOfView(m_FieldOfView);
+    backProjection->SetFieldOfViewGeometry(m_Geometry); // the whole scan's: the same voxels in every frame
     backProjection->SetInput(0, const_cast<TImage *>(volume));
     backProjection->SetProjections(stack);
     backProjection->SetInPlace(false);
@@ -177,6 +179,7 @@ FourDFDKConeBeamReconstructionFilter<TImage, TOutputImage>::PrintSelf(std::ostre
   os << indent << "GatingWindow: " << m_GatingWindow << std::endl;
   os << indent << "WindowShape: " << FourDGating::WindowShapeName(m_WindowShape) << std::endl;
   os << indent << "Phases: " << m_Phases.size() << std::endl;
+  os << indent << "FieldOfView: " << FieldOfViewMask::ModeName(m_FieldOfView) << std::endl;
 }
 
 } // namespace cbct

@@ -15,6 +15,7 @@
 #include <itkImageToImageFilter.h>
 
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -166,6 +167,26 @@ public:
   /** The ray caster's step in mm; 0 (the default): the smallest voxel spacing. */
   itkSetMacro(RayCastStep, double);
   itkGetConstMacro(RayCastStep, double);
+
+  /** Where the time of the last update went, in seconds (summed over iterations): the transfers of the
+   * frames, projections and mask to the backend and of the frames back (upload, download), the
+   * conjugate gradients' projections (forward: M, back: M^T, two 3D projections of the stack each) and
+   * their vector steps (axpy, norms), positivity and the motion mask, the spatial and the temporal
+   * total variation. Measured only with StageTiming on, which waits for the device at the end of each
+   * stage (a little slower: the device idles while the host catches up); all zero otherwise. */
+  struct StageTimes
+  {
+    double upload = 0., forward = 0., back = 0., vectors = 0., positivity = 0., spatialTV = 0., temporalTV = 0.,
+           download = 0.;
+  };
+  itkSetMacro(StageTiming, bool);
+  itkGetConstMacro(StageTiming, bool);
+  itkBooleanMacro(StageTiming);
+  const StageTimes &
+  GetStageTimes() const
+  {
+    return m_StageTimes;
+  }
 
   itkGetConstMacro(CurrentIteration, unsigned int);
   /** |p - M x| after each main iteration's conjugate gradients (index 0: the first iteration). */
@@ -327,6 +348,8 @@ protected:
     const unsigned int frames = static_cast<unsigned int>(output->GetLargestPossibleRegion().GetSize(3));
     const unsigned int count = m_Geometry->GetNumberOfProjections();
     TBackend backend(makeOperator(grid.GetPointer(), projections), MakeTVGrid(grid), count);
+    m_StageTimes = StageTimes{};
+    const auto uploadStart = std::chrono::steady_clock::now();
     const std::size_t voxels = backend.Voxels();
     TOperations operations(FrameWeights(m_Phases, frames), backend.PixelsPerProjection(), voxels);
     std::vector<typename TBackend::Vector> x = operations.MakeFrames(frames);
@@ -340,9 +363,16 @@ protected:
       mask.reset(new typename TBackend::Vector(voxels));
       backend.Upload(m->GetBufferPointer(), *mask, voxels);
     }
+    if (m_StageTiming)
+    {
+      backend.Synchronize();
+      m_StageTimes.upload += std::chrono::duration<double>(std::chrono::steady_clock::now() - uploadStart).count();
+    }
     auto current = [&] {
+      const auto start = std::chrono::steady_clock::now();
       for (unsigned int f = 0; f < frames; ++f)
         backend.Download(x[f], output->GetBufferPointer() + f * voxels, voxels);
+      m_StageTimes.download += m_StageTiming ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() : 0.;
     };
     this->Reconstruct(backend, operations, x, measured, mask.get(), current, currentEveryIteration);
   }
@@ -389,7 +419,18 @@ protected:
     }
     std::vector<Vector> s = operations.MakeFrames(frames), d = operations.MakeFrames(frames);
     Vector r(pixels), q(pixels), work(pixels);
+    // With StageTiming: the time from the last mark to now (after the device finished) added to a stage.
+    auto last = std::chrono::steady_clock::now();
+    auto mark = [&](double StageTimes::*stage) {
+      if (!m_StageTiming)
+        return;
+      backend.Synchronize();
+      const auto now = std::chrono::steady_clock::now();
+      m_StageTimes.*stage += std::chrono::duration<double>(now - last).count();
+      last = now;
+    };
     auto forward = [&](const std::vector<Vector> & volume, Vector & out) { // out = M volume
+      mark(&StageTimes::vectors);
       backend.Fill(out, 0.f);
       for (unsigned int f = 0; f < frames; ++f)
         if (seen[f])
@@ -397,8 +438,10 @@ protected:
           backend.Forward(volume[f], work, subsets[f]);
           operations.WeightFrame(f, work, out, true);
         }
+      mark(&StageTimes::forward);
     };
     auto back = [&](const Vector & in, std::vector<Vector> & volume) { // volume = M^T in
+      mark(&StageTimes::vectors);
       for (unsigned int f = 0; f < frames; ++f)
         if (seen[f])
         {
@@ -407,6 +450,7 @@ protected:
         }
         else
           backend.Fill(volume[f], 0.f);
+      mark(&StageTimes::back);
     };
     auto squaredNorm = [&](const std::vector<Vector> & volume) {
       double sum = 0.;
@@ -447,6 +491,7 @@ protected:
         gamma = next;
       }
       m_ResidualNorms.push_back(std::sqrt(backend.SquaredNorm(r)));
+      mark(&StageTimes::vectors);
       // 2. Positivity.
       if (m_Positivity)
         for (Vector & frame : x)
@@ -454,18 +499,22 @@ protected:
       // 3. No motion outside the mask.
       if (mask)
         operations.AverageOutsideMask(x, *mask);
+      mark(&StageTimes::positivity);
       // 4. Total variation in space, frame by frame.
       if (spatial)
         for (Vector & frame : x)
           DenoiseTotalVariation(backend, frame, frame, m_GammaSpace, m_NumberOfTVIterations, dual, z);
+      mark(&StageTimes::spatialTV);
       // 5. Total variation along time.
       if (temporal)
         operations.TemporalTotalVariation(x, m_GammaTime, m_NumberOfTVIterations);
+      mark(&StageTimes::temporalTV);
 
       if (observed)
         current();
       this->UpdateProgress(static_cast<float>(k) / m_NumberOfIterations);
       this->InvokeEvent(itk::IterationEvent());
+      last = std::chrono::steady_clock::now(); // the download and the observers are not a stage here
     }
     k = std::min(k, m_NumberOfIterations + 1) - 1;
     if (!observed || k == 0)
@@ -485,6 +534,7 @@ protected:
   // Set by GenerateData() (also the CUDA twin's).
   unsigned int m_CurrentIteration = 0;
   std::vector<double> m_ResidualNorms;
+  StageTimes m_StageTimes;
 
 private:
   ThreeDCircularProjectionGeometry::ConstPointer m_Geometry;
@@ -497,6 +547,7 @@ private:
   bool m_Positivity = true;
   ForwardProjectorKind m_ForwardProjector = ForwardProjectorKind::Joseph;
   double m_RayCastStep = 0.;
+  bool m_StageTiming = false;
 };
 
 } // namespace cbct

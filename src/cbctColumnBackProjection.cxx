@@ -83,7 +83,8 @@ AccumulateColumnsScalar(const ColumnLaunch & l)
   const int rows = HeightPadded(l.height);
   for (int x = 0; x < l.width; ++x)
   {
-    for (int y = 0; y < l.height; ++y)
+    const int yEnd = l.yEnd ? std::min(l.yEnd[x], l.height) : l.height;
+    for (int y = l.yBegin ? std::max(l.yBegin[x], 0) : 0; y < yEnd; ++y)
     {
       float hu, hv, hw;
       HomogeneousAt(l.matrix, static_cast<float>(l.x0 + x), static_cast<float>(l.y0 + y), l.z, hu, hv, hw);
@@ -138,6 +139,8 @@ AccumulateColumnsAvx2(const ColumnLaunch & l)
 
   for (int x = 0; x < l.width; ++x)
   {
+    if (l.yBegin && l.yEnd && l.yBegin[x] >= l.yEnd[x])
+      continue; // no voxel of this column is needed
     const float fx = static_cast<float>(l.x0 + x);
     float hu, hv, hw;
     HomogeneousAt(m, fx, static_cast<float>(l.y0), l.z, hu, hv, hw);
@@ -159,7 +162,8 @@ AccumulateColumnsAvx2(const ColumnLaunch & l)
     const bool window = std::abs(dv) < 1.9f;
     const bool rising = !(dv < 0.f);
     float * out = l.sum + static_cast<std::size_t>(x) * rows;
-    for (int g = 0; g < rows; g += 8)
+    const int gEnd = l.yEnd ? std::min(l.yEnd[x], rows) : rows;
+    for (int g = l.yBegin ? std::max(l.yBegin[x], 0) / 8 * 8 : 0; g < gEnd; g += 8)
     {
       const __m256 fy = _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32(l.y0 + g), lanes));
       const __m256 hvy = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(mx, _mm256_mul_ps(m5, fy)), vz), m7);
@@ -228,6 +232,8 @@ AccumulateColumnsAvx512(const ColumnLaunch & l)
 
   for (int x = 0; x < l.width; ++x)
   {
+    if (l.yBegin && l.yEnd && l.yBegin[x] >= l.yEnd[x])
+      continue; // no voxel of this column is needed
     const float fx = static_cast<float>(l.x0 + x);
     float hu, hv, hw;
     HomogeneousAt(m, fx, static_cast<float>(l.y0), l.z, hu, hv, hw);
@@ -246,7 +252,8 @@ AccumulateColumnsAvx512(const ColumnLaunch & l)
     const bool window = std::abs(dv) < 1.9f;
     const bool rising = !(dv < 0.f);
     float * out = l.sum + static_cast<std::size_t>(x) * rows;
-    for (int g = 0; g < rows; g += 16)
+    const int gEnd = l.yEnd ? std::min(l.yEnd[x], rows) : rows;
+    for (int g = l.yBegin ? std::max(l.yBegin[x], 0) / 8 * 8 : 0; g < gEnd; g += 16)
     {
       const __mmask16 valid = rows - g >= 16 ? 0xFFFF : 0x00FF;
       const __m512 fy = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_set1_epi32(l.y0 + g), lanes));

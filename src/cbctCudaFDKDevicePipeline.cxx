@@ -17,6 +17,7 @@
 #  include <algorithm>
 #  include <chrono>
 #  include <cstdlib>
+#  include <limits>
 
 namespace cbct
 {
@@ -194,6 +195,8 @@ struct CudaFDKDevicePipeline::Resources
   CudaDeviceBuffer<FDKWeightingProjection> parameters;
   CudaDeviceBuffer<double> taps;
   CudaDeviceBuffer<double> logFlat;
+  CudaDeviceBuffer<ConeProjection> fieldOfViewMatrices;
+  CudaDeviceBuffer<int> fieldOfViewColumns;
   Streams streams;
 };
 
@@ -297,6 +300,19 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
   textures[1].Reserve(static_cast<int>(paddedColumns), static_cast<int>(maxRows), static_cast<int>(batch));
   CudaDeviceBuffer<FDKWeightingProjection> & parameters = r.parameters;
   parameters.Upload(std::vector<FDKWeightingProjection>(problem.parameters, problem.parameters + problem.count));
+  // The field of view: the scan's matrices, and room for the columns of the largest piece.
+  const bool fieldOfView = problem.fieldOfView != FieldOfViewMode::Off;
+  const int fieldOfViewOther = problem.fieldOfViewAxis == 1 ? 2 : 1;
+  if (fieldOfView)
+  {
+    r.fieldOfViewMatrices.Upload(
+      std::vector<ConeProjection>(problem.fieldOfViewMatrices, problem.fieldOfViewMatrices + problem.fieldOfViewCount));
+    std::size_t most = 1;
+    for (const CudaFDKPiece & p : pieces)
+      most = std::max(most, p.box.size[0] * p.box.size[fieldOfViewOther]);
+    r.fieldOfViewColumns.Reserve(2 * most, "field of view columns");
+  }
+  const float outsideValue = problem.fieldOfView == FieldOfViewMode::NaN ? std::numeric_limits<float>::quiet_NaN() : 0.f;
   m_HeldBytes = std::max(m_HeldBytes, BytesFor(problem, maxVoxels, maxRows, pieces.size()));
 
   const cudaMemcpyKind uploadKind = problem.stackDevice >= 0 ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
@@ -323,12 +339,31 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
     // The buffer's previous piece must be on the host before it is overwritten.
     if (p >= 2)
       CudaCheck(cudaStreamWaitEvent(streams.backProjection, downloaded[p - 2], 0), "cudaStreamWaitEvent (buffer free)");
-    if (problem.constantInitial)
+    const int firstRow = piece.firstRow, rows = piece.rows;
+    if (fieldOfView && rows == 0)
+      // No voxel of the piece projects onto the detector: all outside the field of view.
+      CudaCheck(LaunchFill(pieceData, box.Voxels(), outsideValue, streams.backProjection), "LaunchFill (outside the field of view)");
+    else if (problem.constantInitial)
       CudaCheck(LaunchFill(pieceData, box.Voxels(), problem.constantValue, streams.backProjection), "LaunchFill (initial volume)");
     else
       CopyBox(problem.initial, problem.initialBox, pieceData, Layout(box), box, cudaMemcpyHostToDevice, streams.backProjection);
-
-    const int firstRow = piece.firstRow, rows = piece.rows;
+    if (fieldOfView && rows > 0)
+    {
+      // The piece's columns clipped to the field of view, on the backprojection stream before its
+      // first launch (the previous piece's launches, which read the same buffer, come before).
+      CudaFieldOfViewColumnsLaunch columnsLaunch;
+      columnsLaunch.matrices = r.fieldOfViewMatrices.Data();
+      columnsLaunch.count = static_cast<int>(problem.fieldOfViewCount);
+      columnsLaunch.detector = problem.fieldOfViewDetector;
+      columnsLaunch.axis = problem.fieldOfViewAxis;
+      for (unsigned int d = 0; d < 3; ++d)
+      {
+        columnsLaunch.first[d] = static_cast<int>(box.index[d]);
+        columnsLaunch.size[d] = static_cast<int>(box.size[d]);
+      }
+      columnsLaunch.columns = r.fieldOfViewColumns.Data();
+      CudaCheck(LaunchFieldOfViewColumns(columnsLaunch, streams.backProjection), "LaunchFieldOfViewColumns");
+    }
     // The rows weighted and filtered: the piece's, or with the low-pass along v all of the stack's.
     const int filterRows = static_cast<int>(FilteredRows(problem, static_cast<std::size_t>(rows)));
     const int filterFirstRow = problem.smoothingTaps ? problem.stackFirstRow : firstRow;
@@ -437,6 +472,16 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
       launch.rowOffset = static_cast<float>(firstRow);
       launch.count = n;
       std::transform(problem.matrices + k0, problem.matrices + k0 + n, launch.matrices, TexelCentred);
+      if (fieldOfView)
+      {
+        launch.fieldOfView = r.fieldOfViewColumns.Data();
+        launch.fieldOfViewAxis = problem.fieldOfViewAxis;
+        launch.fieldOfViewFirst[0] = static_cast<int>(box.index[0]);
+        launch.fieldOfViewFirst[1] = static_cast<int>(box.index[fieldOfViewOther]);
+        launch.fieldOfViewColumns = static_cast<int>(box.size[0]);
+        launch.writeOutside = b + 1 == batchesOfPiece; // the piece's last batch blanks the outside
+        launch.outsideValue = outsideValue;
+      }
       const bool chunked = last && b + 1 == batchesOfPiece;
       const long long z0 = box.index[2], z1 = z0 + static_cast<long long>(box.size[2]);
       // Chunk boundaries on run starts (multiples of BackProjectionRun in absolute z).

@@ -235,6 +235,68 @@ TEST(ColumnBackProjection, VectorPathEqualsTheReferenceBitForBit)
   EXPECT_GT(gathers, 0u);
 }
 
+TEST(ColumnBackProjection, ColumnRangesComputeTheirVoxelsAsTheWholeColumn)
+{
+  // yBegin / yEnd per column (the field of view): every instruction set computes the voxels of the
+  // range exactly as without ranges, and the reference loop leaves the voxels outside untouched.
+  std::mt19937 random(11);
+  auto geometry = ThreeDCircularProjectionGeometry::New();
+  geometry->AddProjection(1000., 1500., 10., 30., -20.);
+  geometry->AddProjection(400., 700., 170., -15., 5., 0., 0., 10., -8.);
+  const unsigned int count = geometry->GetNumberOfProjections();
+  auto projections = RandomStack(count, 3., random);
+  ColumnStack stack;
+  stack.Resize(static_cast<int>(count), 37, 29, -5, 4);
+  for (unsigned int k = 0; k < count; ++k)
+    stack.Fill(static_cast<int>(k), projections->GetBufferPointer() + k * 37 * 29);
+  const int height = 37, rows = HeightPadded(height);
+  auto volume = VolumeGrid(height, 2.);
+  const auto matrices = VoxelToPixelMatrices(volume.GetPointer(), projections.GetPointer(), geometry.GetPointer(), 0, count);
+  // Ranges of every kind: empty, whole, starting inside an eight-voxel group, ending at the top.
+  std::vector<int> yBegin(21), yEnd(21);
+  for (int x = 0; x < 21; ++x)
+  {
+    yBegin[static_cast<std::size_t>(x)] = (x * 5) % 23;
+    yEnd[static_cast<std::size_t>(x)] = x % 7 == 0 ? yBegin[static_cast<std::size_t>(x)] : std::min(height, yBegin[static_cast<std::size_t>(x)] + 3 + x);
+  }
+  std::size_t compared = 0;
+  for (unsigned int k = 0; k < count; ++k)
+    for (auto instructions : { ColumnInstructions::Reference, ColumnInstructions::Avx2, ColumnInstructions::Avx512 })
+    {
+      ColumnLaunch launch;
+      launch.matrix = matrices[k].matrix;
+      launch.stack = &stack;
+      launch.projection = static_cast<int>(k);
+      launch.x0 = -3;
+      launch.width = 21;
+      launch.y0 = 2;
+      launch.height = height;
+      launch.z = -5.f;
+      launch.distanceWeight = true;
+      std::vector<float> whole(21 * rows, 0.5f), ranged(21 * rows, 0.5f);
+      launch.sum = whole.data();
+      if (!AccumulateColumnsWith(instructions, launch))
+        continue; // not on this processor
+      launch.sum = ranged.data();
+      launch.yBegin = yBegin.data();
+      launch.yEnd = yEnd.data();
+      ASSERT_TRUE(AccumulateColumnsWith(instructions, launch));
+      for (int x = 0; x < 21; ++x)
+        for (int y = 0; y < height; ++y)
+        {
+          const std::size_t i = static_cast<std::size_t>(x) * rows + y;
+          if (y >= yBegin[static_cast<std::size_t>(x)] && y < yEnd[static_cast<std::size_t>(x)])
+          {
+            ASSERT_TRUE(SameBits(ranged[i], whole[i])) << "x " << x << ", y " << y;
+            ++compared;
+          }
+          else if (instructions == ColumnInstructions::Reference)
+            ASSERT_TRUE(SameBits(ranged[i], 0.5f)) << "x " << x << ", y " << y << " is outside its range";
+        }
+    }
+  EXPECT_GT(compared, 200u);
+}
+
 TEST(ColumnBackProjection, FilterColumnsEqualRunsAlongZToRounding)
 {
   // The FDK backprojection filter on a circular scan: columns along y (the default) against the

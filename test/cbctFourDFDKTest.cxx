@@ -459,3 +459,50 @@ TEST(FourDFDK, BadInputIsRefused)
   fdk->SetGeometry(CircularGeometry(100));
   EXPECT_NE(MessageOf([&] { fdk->Update(); }).find("number of projection images"), std::string::npos);
 }
+
+TEST(FourDFDK, FieldOfViewIsTheWholeScansInEveryFrame)
+{
+  // With a field of view every frame keeps the voxels the whole scan sees (not its own projections'
+  // ones): inside, the frames of the plain 4D FDK bit for bit; outside, NaN. 48^3 voxels of 1.5 mm
+  // (72 mm) from 64^2 pixels of 2 mm (85 mm at the axis): the corners are outside.
+  const auto & scan = Scan();
+  const auto plain = ReconstructFourD(scan, 4);
+  auto zero = ZeroVolume(48, 1.5);
+  auto fdk = FourDFDK::New();
+  fdk->SetInput(0, zero->GetOutput());
+  fdk->SetProjections(scan.projections);
+  fdk->SetGeometry(scan.geometry);
+  fdk->SetPhases(scan.phases);
+  fdk->SetNumberOfFrames(4);
+  fdk->SetFieldOfView(FieldOfViewMode::NaN);
+  fdk->Update();
+  const auto * masked = fdk->GetOutput();
+  // The whole scan's mask, as FieldOfViewMask computes it on the weighted projections' detector (no
+  // displaced detector here: the stack's own).
+  auto grid = ImageType::New();
+  grid->CopyInformation(zero->GetOutput());
+  grid->SetRegions(zero->GetOutput()->GetLargestPossibleRegion());
+  const auto matrices = FieldOfViewMask::MatricesFor(grid, scan.projections, scan.geometry);
+  FieldOfViewMask mask;
+  mask.Compute(matrices, FieldOfViewMask::DetectorOf(scan.projections), FieldOfViewMask::AxisFor(matrices),
+               grid->GetLargestPossibleRegion());
+  const std::size_t voxels = 48 * 48 * 48;
+  for (unsigned int f = 0; f < 4; ++f)
+  {
+    std::size_t wrong = 0, outside = 0;
+    for (std::size_t i = 0; i < voxels; ++i)
+    {
+      const float a = plain->GetBufferPointer()[f * voxels + i], b = masked->GetBufferPointer()[f * voxels + i];
+      if (mask.Inside(static_cast<long long>(i % 48), static_cast<long long>(i / 48 % 48), static_cast<long long>(i / 2304)))
+        wrong += std::memcmp(&a, &b, sizeof(float)) != 0 ? 1 : 0;
+      else
+      {
+        ++outside;
+        wrong += std::isnan(b) ? 0 : 1;
+      }
+    }
+    EXPECT_EQ(wrong, 0u) << "frame " << f;
+    EXPECT_GT(outside, voxels / 20) << "frame " << f;
+    EXPECT_LT(outside, voxels / 2) << "frame " << f;
+  }
+}

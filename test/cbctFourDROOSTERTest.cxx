@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 #include <itkImageRegionIteratorWithIndex.h>
 
+#include <chrono>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -204,6 +206,38 @@ TEST(FourDROOSTER, MotionMaskAveragesOutside)
   // Outside, each voxel's frames were given one mean: exactly equal.
   EXPECT_EQ(outsideSpread, 0.);
   EXPECT_GT(insideSpread, 0.1); // the sphere moves there
+}
+
+TEST(FourDROOSTER, StageTimesAddUpAndChangeNothing)
+{
+  // StageTiming only measures: the frames are the same bits with it, every stage that ran has a time,
+  // and together they are within the update's time.
+  const FourDProblem problem(3, 45, 4.3);
+  auto initial = ZeroSeries(FourDProblem::Voxels, FourDProblem::Spacing, problem.frames);
+  auto plain = MakeROOSTER(problem, initial);
+  plain->SetNumberOfIterations(1);
+  plain->SetNumberOfCGIterations(1);
+  plain->Update();
+  EXPECT_EQ(plain->GetStageTimes().forward, 0.);
+  auto timed = MakeROOSTER(problem, initial);
+  timed->SetNumberOfIterations(1);
+  timed->SetNumberOfCGIterations(1);
+  timed->StageTimingOn();
+  const auto start = std::chrono::steady_clock::now();
+  timed->Update();
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::size_t n = plain->GetOutput()->GetBufferedRegion().GetNumberOfPixels();
+  EXPECT_EQ(std::memcmp(plain->GetOutput()->GetBufferPointer(), timed->GetOutput()->GetBufferPointer(), n * sizeof(float)), 0);
+  const auto & t = timed->GetStageTimes();
+  std::cout << "stages (s): upload " << t.upload << ", forward " << t.forward << ", back " << t.back << ", vectors " << t.vectors
+            << ", positivity " << t.positivity << ", spatial TV " << t.spatialTV << ", temporal TV " << t.temporalTV
+            << ", download " << t.download << "; update " << total << std::endl;
+  for (double stage : { t.forward, t.back, t.vectors, t.spatialTV, t.temporalTV, t.download })
+    EXPECT_GT(stage, 0.);
+  EXPECT_GE(t.upload, 0.);
+  EXPECT_GE(t.positivity, 0.);
+  const double sum = t.upload + t.forward + t.back + t.vectors + t.positivity + t.spatialTV + t.temporalTV + t.download;
+  EXPECT_LE(sum, total);
 }
 
 TEST(FourDROOSTER, EventsAndAbort)

@@ -219,6 +219,8 @@ cbct_bad_input_test(fdk_hann_and_window cbct-fdk "--hann and --window/--cutoff: 
   ${recon_inputs} --hann 0.5 --window cosine)
 cbct_bad_input_test(fdk_hanny cbct-fdk "--hannY is 2. expected a cut-off in \\(0, 1\\]"
   ${recon_inputs} --hannY 2)
+cbct_bad_input_test(fdk_fov cbct-fdk "--fov is 'empty'. expected zero \\(the default when --fov is given alone\\), nan or off"
+  ${recon_inputs} --fov empty)
 cbct_bad_input_test(fdk_like_and_dimension cbct-fdk "--like and --dimension/--size/--spacing/--origin/--direction: --like gives the whole grid"
   -g g10.xml --projections p10.mha -o out.mha --like p10.mha --dimension 16)
 cbct_bad_input_test(fdk_like_missing cbct-fdk "--like is 'nothing.mha'. expected an existing image file"

@@ -70,6 +70,35 @@ else
   echo "no CUDA device here: $(cat cuda.err)"
 fi
 
+echo "== --fov nan: the voxels outside the scan's field of view are NaN in every frame, the others as without it"
+"$bin/cbct-fourdfdk" -g geometry.xml --projections scan.mha --signal scan_phases.txt --frames 4 "${grid[@]}" \
+  -o fov.mha --fov nan --hardware cpu
+"$bin/cbct-fdk" -g geometry.xml --projections scan.mha "${grid[@]}" -o fdk.mha --hardware cpu
+"$bin/cbct-fdk" -g geometry.xml --projections scan.mha "${grid[@]}" -o fdk-fov.mha --fov --hardware cpu
+python3 - <<'PY' || fail "--fov: the outside is not blank or the inside changed"
+import math, struct
+def floats(path):
+    data = open(path, "rb").read()
+    start = data.index(b"ElementDataFile = LOCAL\n") + len(b"ElementDataFile = LOCAL\n")
+    return struct.unpack("<%df" % ((len(data) - start) // 4), data[start:])
+plain, masked = floats("fourd.mha"), floats("fov.mha")
+n = 24 ** 3
+outside = {i for i in range(n) if math.isnan(masked[i])}
+# 24^3 voxels of 5 mm (120 mm) from 48 pixels of 4 mm (128 mm at the axis): the corners and the top
+# and bottom of the volume are outside, the centre inside.
+assert n // 10 < len(outside) < n // 2, len(outside)
+assert (12 * 24 + 12) * 24 + 12 not in outside
+for f in range(4):
+    for i in range(n):
+        value = masked[f * n + i]
+        assert math.isnan(value) == (i in outside), (f, i)
+        assert i in outside or value == plain[f * n + i], (f, i, value, plain[f * n + i])
+fdk, fov = floats("fdk.mha"), floats("fdk-fov.mha")
+assert all(fov[i] == 0. for i in outside)
+assert all(fov[i] == fdk[i] for i in range(n) if i not in outside)
+print("--fov:", len(outside), "of", n, "voxels outside, the same in 3D and in every frame")
+PY
+
 echo "== a triangular window shares projections between neighbouring frames"
 "$bin/cbct-fourdfdk" -g geometry.xml --projections scan.mha --signal scan_phases.txt --fourdframes 4 "${grid[@]}" \
   -o tri.mha --gating-shape triangular --hardware cpu --verbose | tee tri.log

@@ -7,6 +7,7 @@
 #include "cbctPythonSupport.h"
 
 #include "cbctConstantImageSource.h"
+#include "cbctFieldOfViewMask.h"
 #include "cbctRampFilterResponse.h"
 
 #include <array>
@@ -27,7 +28,18 @@ struct FdkFilterOptions
   bool displaced = true;
   double pad = 0.;
   double hannY = 0.;
+  FieldOfViewMode fieldOfView = FieldOfViewMode::Off;
 };
+
+/** The field of view's mode from Python's `fov` ('off', 'zero' or 'nan', as the wrapper passes it),
+ * or a ValueError naming `fov`. */
+inline FieldOfViewMode
+CheckedFieldOfView(const std::string & fov)
+{
+  if (fov != "off" && fov != "zero" && fov != "nan")
+    throw py::value_error("fov is '" + fov + "'; expected None (every voxel), 'zero' or 'nan'");
+  return FieldOfViewMask::ParseMode(fov);
+}
 
 /** The cut-off of the ramp window, or a ValueError naming `cutoff`. */
 inline double
@@ -72,6 +84,7 @@ ApplyFdkFilterOptions(TFDK * fdk, const FdkFilterOptions & o)
   fdk->GetRampFilter()->SetTruncationCorrection(o.pad);
   fdk->GetRampFilter()->SetHannCutFrequencyY(o.hannY);
   fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(o.displaced);
+  fdk->SetFieldOfView(o.fieldOfView);
 }
 
 /** The filter's stage times (seconds) into the returned info dict. */

@@ -253,10 +253,12 @@ Fdk(const FloatArray & projections,
     unsigned int divisions,
     double pad,
     double hannY,
+    const std::string & fov,
     const py::object & progress)
 {
   CheckDimensions(projections, "projections", 3, "3 dimensions (projection, v, u)");
   FdkOptions o;
+  o.fieldOfView = CheckedFieldOfView(fov);
   o.size = size;
   o.spacing = spacing;
   o.origin = origin;
@@ -952,7 +954,7 @@ then every projection must be: sid is then the detector's distance from the rota
   m.def("_fdk", &Fdk, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
         py::arg("geometry"), py::arg("size"), py::arg("spacing"), py::arg("origin"), py::arg("window"),
         py::arg("cutoff"), py::arg("displaced"), py::arg("hardware"), py::arg("divisions"), py::arg("pad"),
-        py::arg("hann_y"), py::arg("progress"));
+        py::arg("hann_y"), py::arg("fov"), py::arg("progress"));
   m.def("_preprocess", &Preprocess, py::arg("projections"), py::arg("spacing"), py::arg("origin"),
         py::arg("intensities"), py::arg("i0"), py::arg("idark"), py::arg("air_threshold"), py::arg("minimum_signal"),
         py::arg("lower_crop"), py::arg("upper_crop"), py::arg("binning"), py::arg("median_radius"),

@@ -83,10 +83,11 @@ RegisterFourDFDK(py::module_ & m, const GeometryOf & geometryOf)
                  const py::handle & geometryObject, const std::vector<double> & phases, unsigned int frames,
                  double gatingWindow, const std::string & gatingShape, const std::array<unsigned long, 3> & size,
                  const Triple & spacing, const Triple & origin, const std::string & window, double cutOff, bool displaced,
-                 const std::string & hardware, double pad, double hannY, const py::object & progress) {
+                 const std::string & hardware, double pad, double hannY, const std::string & fov, const py::object & progress) {
       CheckDimensions(projections, "projections", 3, "3 dimensions (projection, v, u)");
       const ThreeDCircularProjectionGeometry * geometry = geometryOf(geometryObject);
       FourDOptions o;
+      o.fieldOfView = CheckedFieldOfView(fov);
       o.size = size;
       o.spacing = spacing;
       o.origin = origin;
@@ -124,7 +125,7 @@ RegisterFourDFDK(py::module_ & m, const GeometryOf & geometryOf)
     py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"), py::arg("geometry"),
     py::arg("phases"), py::arg("frames"), py::arg("gating_window"), py::arg("gating_shape"), py::arg("size"),
     py::arg("spacing"), py::arg("origin"), py::arg("window"), py::arg("cutoff"), py::arg("displaced"), py::arg("hardware"),
-    py::arg("pad"), py::arg("hann_y"), py::arg("progress"));
+    py::arg("pad"), py::arg("hann_y"), py::arg("fov"), py::arg("progress"));
 }
 
 } // namespace cbct::python

@@ -242,3 +242,20 @@ def test_phantoms(work):
     # Through the centre of a ball of radius 20 mm the line integral is its diameter.
     centre = cbct.project_phantom(g, 1, 1.0, phantom=path)
     assert np.allclose(centre.array, 40.0, rtol=1e-6)
+
+
+def test_field_of_view(scan, reference):
+    """fov='nan' / 'zero': the voxels some projection misses are NaN / 0, the others the plain
+    reconstruction's bit for bit (96 pixels of 2 mm cover 128 mm at the axis, the 128 mm volume's
+    corners and its top and bottom are outside); a bad value raises naming fov."""
+    geometry, projections = scan
+    plain = np.asarray(reference)
+    nan = np.asarray(cbct.fdk(projections, geometry, VOXELS, VOXEL, hardware="cpu", fov="nan"))
+    zero = np.asarray(cbct.fdk(projections, geometry, VOXELS, VOXEL, hardware="cpu", fov=True))
+    outside = np.isnan(nan)
+    assert plain.size // 20 < outside.sum() < plain.size // 2
+    assert outside[0, 0, 0] and outside[-1, -1, -1] and not outside[VOXELS // 2, VOXELS // 2, VOXELS // 2]
+    assert np.array_equal(nan[~outside], plain[~outside])
+    assert np.array_equal(zero[~outside], plain[~outside]) and np.all(zero[outside] == 0)
+    with pytest.raises(ValueError, match="fov is 'everything'"):
+        cbct.fdk(projections, geometry, VOXELS, VOXEL, hardware="cpu", fov="everything")

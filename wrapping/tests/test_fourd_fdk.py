@@ -64,6 +64,21 @@ def test_one_frame_is_fdk(scan):
     assert np.linalg.norm(one.array - reference) <= 1e-5 * np.linalg.norm(reference)
 
 
+def test_field_of_view_is_the_whole_scans(scan):
+    """fov='nan': every frame NaN at the same voxels (the whole scan's field of view), the rest as
+    without it, bit for bit. 40^3 voxels of 2.5 mm (100 mm) from 48 pixels of 3 mm (96 mm at the axis):
+    the corners are outside."""
+    geometry, projections, phases = scan
+    plain = cbct.fourd_fdk(projections, geometry, phases, 40, 2.5, frames=2, hardware="cpu")
+    masked = cbct.fourd_fdk(projections, geometry, phases, 40, 2.5, frames=2, hardware="cpu", fov="nan")
+    outside = np.isnan(np.asarray(masked[0]))
+    assert outside.sum() > outside.size // 20
+    for a, b in zip(plain, masked):
+        a, b = np.asarray(a), np.asarray(b)
+        assert np.array_equal(np.isnan(b), outside)
+        assert np.array_equal(a[~outside], b[~outside])
+
+
 @pytest.mark.skipif(cbct.cuda_device() is None, reason="no CUDA device")
 def test_cuda_equals_cpu(scan):
     geometry, projections, phases = scan

@@ -67,6 +67,7 @@ from ._conventions import (
     VolumeShape,
     VoxelSpacing,
     WindowName,
+    _fov_mode,
     documented,
     renamed,
 )
@@ -589,6 +590,7 @@ def fdk(
     divisions: int = 1,
     pad: float = 0.0,
     hann_cutoff_v: float = 0.0,
+    fov: Optional[str] = None,
 ) -> Volume:
     """Feldkamp-Davis-Kress reconstruction, as ``cbct-fdk`` does it (bit for bit on the CPU):
     cosine (and, for short scans, Parker; for a displaced detector, displaced-detector) weighting,
@@ -619,6 +621,7 @@ def fdk(
     hann_cutoff_v : float
         A Hann low-pass along v (the detector's rows) with this cut-off in (0, 1], a fraction of
         Nyquist (``cbct-fdk --hannY``); 0: none.
+{fov}
 
     Returns
     -------
@@ -670,6 +673,7 @@ def fdk(
         slabs,
         float(pad),
         hann,
+        _fov_mode(fov),
         progress,
     )
     volume = Volume(array, step, first, info=info)

@@ -71,11 +71,27 @@ _SHARED_DOCS = {
     "initial": """    initial : Volume or itk.Image, optional
         The volume to start from (array (z, y, x), spacing and origin (x, y, z) in mm), whose grid is
         then the result's: give it without ``shape`` (and ``origin``).""",
+    "fov": """    fov : None, 'zero' or 'nan'
+        The scan's field of view (``--fov``): the voxels that some projection does not see (outside
+        the cylinder the detector covers, or above and below the cones its top and bottom rows reach)
+        are not backprojected and are 0 ('zero', or True) or NaN ('nan': "not measured"); None (the
+        default) reconstructs every voxel, as RTK does.""",
     "progress": """    progress : callable, optional
         Called with the fraction done (increasing, 0 to 1) from the working thread with the GIL held;
         an exception it raises stops the work (after the current iteration for the iterative methods)
         and is raised by this function.""",
 }
+
+
+def _fov_mode(fov: Any) -> str:
+    """The compiled functions' spelling of ``fov``: 'off', 'zero' or 'nan' (ValueError naming it)."""
+    if fov is None or fov is False:
+        return "off"
+    if fov is True:
+        return "zero"
+    if isinstance(fov, str) and fov in ("zero", "nan", "off"):
+        return fov
+    raise ValueError(f"fov is {fov!r}; expected None (every voxel), 'zero' (or True) or 'nan'")
 
 
 def documented(function: _Function) -> _Function:

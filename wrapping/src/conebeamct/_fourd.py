@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, List, Literal, Optional, Sequence, Union
 import numpy as np
 
 from . import _conebeamct
-from ._conventions import Hardware, Point3, Progress, VolumeShape, VoxelSpacing, WindowName, documented
+from ._conventions import Hardware, Point3, Progress, VolumeShape, VoxelSpacing, WindowName, _fov_mode, documented
 
 if TYPE_CHECKING:
     from . import Geometry, Projections, Volume
@@ -82,6 +82,7 @@ def fourd_fdk(
     displaced: bool = True,
     pad: float = 0.0,
     hann_cutoff_v: float = 0.0,
+    fov: Optional[str] = None,
 ) -> List["Volume"]:
     """Respiratory-correlated (4D) FDK, as ``cbct-fourdfdk`` does it: one volume per breathing phase,
     each an FDK of the projections of that phase.
@@ -121,6 +122,8 @@ def fourd_fdk(
         Truncation correction: each row extended by this fraction of the detector width, >= 0.
     hann_cutoff_v : float
         A Hann low-pass along v with this cut-off in (0, 1], a fraction of Nyquist; 0: none.
+{fov}
+        The whole scan's field of view: the same voxels in every frame.
 
     Returns
     -------
@@ -171,6 +174,7 @@ def fourd_fdk(
             str(hardware),
             float(pad),
             hann,
+            _fov_mode(fov),
             progress,
         )
     except _conebeamct.ITKError as error:
