@@ -206,10 +206,11 @@ main(int argc, char ** argv)
   Options o;
   CLI::App app{ "Finds a circular scan's rotation axis from its own projections and writes the corrected geometry "
                 "(RTK XML): the axis' offset along u, the detector's roll about the beam (InPlaneAngle) and, when "
-                "asked, the axis' tilt toward the source (OutOfPlaneAngle). Methods: opposite views (a view and the "
-                "mirrored view half a turn later registered to sub-pixel: full scans), sharpness (FDK slices at "
-                "several heights reconstructed for candidate axes, the sharpest kept: any scan FDK serves, short "
-                "and half-fan ones too), auto (opposite views refined by sharpness on a full scan, else sharpness). "
+                "asked, the axis' tilt toward the source (OutOfPlaneAngle). Methods: opposite views (each ray and the "
+                "same line measured from the other side of the orbit, registered to sub-pixel: full, short and half-fan "
+                "scans), sharpness (FDK slices at several heights reconstructed for candidate axes, the sharpest "
+                "kept: full and short scans), auto (opposite views, their offset refined by sharpness, which also "
+                "fits the tilt when asked). "
                 "Prints each fitted value with its uncertainty; --verbose and --report add every step and the "
                 "score against each parameter. A fit the data cannot give is an error and writes nothing.",
                 "cbct-calibrate" };
@@ -237,6 +238,9 @@ main(int argc, char ** argv)
     ->capture_default_str();
   app.add_flag("-v,--verbose", o.verbose, "Print every step, the fits and the score curves");
   AddCommonOptions(app, o.threads);
+  // --scan brings the apps' --calibrate with it; here calibrating is the whole point.
+  app.remove_option(app.get_option("--calibrate"));
+  SlicerModule().parameters.erase("--calibrate");
   slicer.insert({
     { "--output", SlicerIo("file", "output", "Output", ".xml") },
     { "--fit", SlicerIn("Calibration") },

@@ -1,12 +1,14 @@
 #include "cbctGeometryCalibration.h"
 
 #include "cbctCalibrationSupport.h"
+#include "cbctDisplacedDetectorCoverage.h"
 #include "cbctInputChecks.h"
 #include "cbctOppositeViewAxisCalibration.h"
 #include "cbctSharpnessCalibration.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace cbct
 {
@@ -121,6 +123,19 @@ GeometryCalibration::Compute()
     GeometryCalibrationResult result = sharpness(nominal, m_SearchRange, m_FitRoll);
     result.log.insert(result.log.begin(), "auto: sharpness alone (opposite views not used: " + why + ")");
     return result;
+  }
+  // A half fan keeps the opposite views' result: the sharpness of slices does not find its axis.
+  {
+    const DisplacedDetectorCoverage coverage(m_Geometry, m_Projections, std::numeric_limits<double>::infinity());
+    if (std::min(coverage.Negative(), coverage.Positive()) < 0.5 * std::max(coverage.Negative(), coverage.Positive()))
+    {
+      if (m_FitTilt)
+        itkExceptionMacro(<< "geometry calibration: a half-fan scan's tilt cannot be fitted (only the sharpness of "
+                             "slices fits the tilt, and it does not serve a half fan); leave the tilt out");
+      log("auto: a half fan: the opposite views' result, without the sharpness refinement");
+      first.method = "opposite views (a half fan: no sharpness refinement)";
+      return first;
+    }
   }
   // The sharpness of FDK slices refines the offset about the opposite views' result (a few of their
   // spreads, at least three pixels) and fits the tilt when asked; the roll stays the opposite views'

@@ -100,25 +100,34 @@ SharpnessCalibration::Compute()
   const auto & first = m_Geometry->GetParameters(0);
   const double magnification = first.sourceToDetectorDistance / first.sourceToIsocenterDistance;
 
-  // The field of view: the slices span the disc the detector sees from both sides (from one side on a
-  // half fan, whose displaced-detector weights are kept). A full fan's candidates are reconstructed
-  // without displaced-detector weights: with the disc beyond a candidate axis' near reach the weighting
-  // would turn on, and an axis error would then scale the outer region radially instead of doubling
-  // its edges (measured: the sharpness grew with the offset instead of peaking).
+  // The field of view: the slices span the disc the detector sees from both sides, reconstructed
+  // without displaced-detector weights (with the disc beyond a candidate axis' near reach they would turn
+  // on, and an axis error would then scale the outer region radially instead of doubling its edges:
+  // measured, the sharpness then grew with the offset instead of peaking). A half fan is refused: there
+  // the region seen from both sides is narrow and its sharpness did not find the axis (measured), and
+  // outside it no sharpness sees an axis error.
   const auto startGeometry = current.Apply(m_Geometry);
   const DisplacedDetectorCoverage coverage(startGeometry, projections, std::numeric_limits<double>::infinity());
   const double nearReach = std::min(coverage.Negative(), coverage.Positive());
   const double farReach = std::max(coverage.Negative(), coverage.Positive());
-  const bool halfFan = nearReach < 0.5 * farReach;
-  const double radius = 0.95 * (halfFan ? farReach : nearReach);
-  if (!(radius > 4. * pixel / magnification) || !(nearReach > 0.))
+  if (nearReach < 0.5 * farReach)
+    itkExceptionMacro(<< "sharpness calibration: a half-fan scan (the detector reaches " << detail::Fixed(nearReach, 3)
+                      << " and " << detail::Fixed(farReach, 3)
+                      << " mm from the rotation axis): the sharpness of slices does not find its axis; use the "
+                         "opposite views (method opposite, or auto)");
+  const double radius = 0.95 * nearReach;
+  if (!(radius > 4. * pixel / magnification))
     itkExceptionMacro(<< "sharpness calibration: the detector reaches " << detail::Fixed(nearReach, 3) << " and "
                       << detail::Fixed(farReach, 3)
                       << " mm from the rotation axis: no field of view to reconstruct slices in; check the geometry");
-  reconstructor->SetDisplacedDetectorWeighting(halfFan);
-  log("sharpness: field of view of radius " + detail::Fixed(radius, 3) + " mm" +
-      (halfFan ? " (half fan: displaced-detector weights)" : ""));
-  if (!halfFan)
+  reconstructor->SetDisplacedDetectorWeighting(false);
+  log("sharpness: slices of radius " + detail::Fixed(radius, 3) + " mm (the field of view seen from both sides)");
+  const double scoreRadius = radius;
+  unsigned int finest = 1;
+  while (columns / finest > std::max(64u, m_MaximumColumns))
+    finest *= 2;
+  const unsigned int coarsest = std::max(finest, detail::BinningForColumns(columns, 64));
+  const double searchPixels = m_SearchRange > 0. ? m_SearchRange : 0.25 * columns;
   {
     const std::string truncated = detail::TruncatedSides(projections, detail::EvenlySpreadViews(views, 32));
     if (!truncated.empty())
@@ -126,12 +135,6 @@ SharpnessCalibration::Compute()
                                 " side in most views: the slices' edges are truncated, and only the field of view "
                                 "is scored");
   }
-  // Scores are taken over the whole disc on a full fan (its outer edges are the object's strongest),
-  // and within most of the near reach on a half fan: beyond it an axis error moves edges radially rather
-  // than doubling them, which no sharpness sees.
-  const double scoreRadius = halfFan ? 0.8 * nearReach : radius;
-  auto setScoreRadius = [&](double) {};
-
   // Heights: slices whose field of view projects onto the detector's rows (with two rows of margin) in
   // a few views, within the rows where the object is.
   const double vFirst = projections->GetOrigin()[1] + 2. * projections->GetSpacing()[1];
@@ -220,10 +223,6 @@ SharpnessCalibration::Compute()
   }
 
   // The levels: binnings from the coarsest (64 columns or more) to the finest (MaximumColumns or fewer).
-  unsigned int finest = 1;
-  while (columns / finest > std::max(64u, m_MaximumColumns))
-    finest *= 2;
-  const unsigned int coarsest = std::max(finest, detail::BinningForColumns(columns, 64));
   Level level;
   auto useLevel = [&](unsigned int binning) {
     if (level.binning == binning)
@@ -284,7 +283,6 @@ SharpnessCalibration::Compute()
   // The finest level's search of each slice about its current offset, a parabola through its peak.
   auto refineSlices = [&](const AxisCorrection & c) {
     useLevel(finest);
-    setScoreRadius(2. * finest + 1.);
     const double step = 0.5 * finest;
     for (std::size_t i : slices)
     {
@@ -326,8 +324,6 @@ SharpnessCalibration::Compute()
   {
     // 1. The coarsest level: a scan of the offset shared by the slices.
     useLevel(coarsest);
-    const double searchPixels = m_SearchRange > 0. ? m_SearchRange : 0.25 * columns;
-    setScoreRadius(searchPixels);
     const int steps = std::max(2, static_cast<int>(std::ceil(searchPixels / coarsest)));
     std::vector<double> offsets;
     for (int k = -steps; k <= steps; ++k)
@@ -375,7 +371,6 @@ SharpnessCalibration::Compute()
     for (unsigned int binning = coarsest / 2; binning > finest; binning /= 2)
     {
       useLevel(binning);
-      setScoreRadius(2. * binning);
       for (std::size_t i : slices)
       {
         double centre = sliceOffset[i];
@@ -432,6 +427,7 @@ SharpnessCalibration::Compute()
   if (m_FitTilt)
   {
     const double tiltRange = m_TiltRange > 0. ? m_TiltRange : 3.;
+    // The tilt must change the score by a percent over its range to count as determined.
     auto tiltScores = [&](const std::vector<double> & degrees) {
       std::vector<Samples> perSlice;
       for (std::size_t i : slices)
@@ -449,15 +445,14 @@ SharpnessCalibration::Compute()
       return NormalisedSum(perSlice);
     };
     useLevel(std::max(finest, detail::BinningForColumns(columns, 128)));
-    setScoreRadius(2. * level.binning);
     std::vector<double> degrees;
     const double start = current.tilt * 180. / Pi;
     for (int k = -4; k <= 4; ++k)
       degrees.push_back(start + k * tiltRange / 4.);
     const Samples coarse = tiltScores(degrees);
-    if (coarse.Contrast() < 1e-3)
+    if (coarse.Contrast() < 1e-2)
       itkExceptionMacro(<< "sharpness calibration: the slices' " << SharpnessScore::Description(m_Measure)
-                        << " changes by less than 0.1% for tilts of +-" << detail::Fixed(tiltRange, 2)
+                        << " changes by less than 1% for tilts of +-" << detail::Fixed(tiltRange, 2)
                         << " degrees: the data do not determine the tilt (its effect grows with the cone angle and "
                            "the object's height); leave it out of the fit");
     if (coarse.Best() == 0 || coarse.Best() + 1 == coarse.x.size())
@@ -465,7 +460,6 @@ SharpnessCalibration::Compute()
                         << detail::Fixed(coarse.x[coarse.Best()], 2) << " degrees of " << detail::Fixed(start, 2)
                         << " +- " << detail::Fixed(tiltRange, 2) << "; widen the tilt range");
     useLevel(finest);
-    setScoreRadius(2. * finest);
     double centre = coarse.x[coarse.Best()];
     const double step = tiltRange / 16.;
     Samples fine;
@@ -580,7 +574,6 @@ SharpnessCalibration::Compute()
   if (m_ComputeCurves)
   {
     useLevel(std::max(finest, detail::BinningForColumns(columns, 256)));
-    setScoreRadius(std::max(8., 4. * level.binning));
     auto curve = [&](const std::string & parameter, double centre, double halfWidth, auto set) {
       CalibrationScoreCurve c;
       c.parameter = parameter;

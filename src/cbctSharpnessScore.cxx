@@ -11,6 +11,7 @@ namespace cbct
 double
 SharpnessScore::Compute(Measure measure, const ImageType * slices, double radius)
 {
+  CheckPositive("sharpness score field of view radius (mm)", radius);
   const auto region = slices->GetBufferedRegion();
   const auto size = region.GetSize();
   const auto spacing = slices->GetSpacing();
