@@ -381,8 +381,8 @@ Simulate(const Options & o)
   for (unsigned int k = 0; k < count; ++k)
   {
     const double table = feed * k * o.arc / count / 360. - 0.5 * travel;
-    geometry->AddProjection(o.sid, o.sdd, o.firstAngle + k * o.arc / count, o.offsetX, o.offsetY + table, o.outOfPlaneAngle, o.inPlaneAngle,
-                            o.sourceOffsetX, o.sourceOffsetY + table);
+    geometry->AddProjection(o.sid, o.sdd, o.firstAngle + k * o.arc / count, o.offsetX, o.offsetY + table,
+                            o.outOfPlaneAngle, o.inPlaneAngle, o.sourceOffsetX, o.sourceOffsetY + table);
   }
   if (!wobble.empty())
     geometry = cbct::OrbitWobble::Apply(geometry, wobble[0], wobble[1], static_cast<std::uint32_t>(o.seed));

@@ -3,7 +3,7 @@
 #include "cbctAxisCorrection.h"
 #include "cbctInputChecks.h"
 
-#include <itkMultiThreaderBase.h>
+#include "cbctWorkerErrors.h"
 
 #include <algorithm>
 #include <cmath>
@@ -85,8 +85,7 @@ BinnedViews(const CalibrationImage * projections, unsigned int binning, const st
   float * out = binned->GetBufferPointer();
   const std::size_t inView = size[0] * size[1], outView = static_cast<std::size_t>(nx) * ny;
   const float scale = 1.f / static_cast<float>(b * rowsPerBin);
-  auto threader = itk::MultiThreaderBase::New();
-  threader->ParallelizeArray(
+  ParallelizeArray(
     0, views.size(),
     [&](itk::SizeValueType i) {
       const float * view = in + static_cast<std::size_t>(views[i]) * inView;

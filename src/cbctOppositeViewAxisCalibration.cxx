@@ -3,7 +3,7 @@
 #include "cbctCalibrationSupport.h"
 #include "cbctInputChecks.h"
 
-#include <itkMultiThreaderBase.h>
+#include "cbctWorkerErrors.h"
 
 #include <vnl/algo/vnl_matrix_inverse.h>
 #include <vnl/vnl_matrix_fixed.h>
@@ -50,8 +50,7 @@ Binomial(const ImageType * image)
   const auto size = image->GetLargestPossibleRegion().GetSize();
   const int nx = static_cast<int>(size[0]), ny = static_cast<int>(size[1]);
   const double kernel[5] = { 1. / 16., 4. / 16., 6. / 16., 4. / 16., 1. / 16. };
-  auto threader = itk::MultiThreaderBase::New();
-  threader->ParallelizeArray(
+  ParallelizeArray(
     0, size[2],
     [&](itk::SizeValueType k) {
       const float * in = image->GetBufferPointer() + k * size[0] * size[1];
@@ -220,8 +219,7 @@ public:
       const float * r1 = ny > 1 ? r0 + nx : r0;
       return (1. - ty) * ((1. - tx) * r0[x0] + tx * r0[x0 + 1]) + ty * ((1. - tx) * r1[x0] + tx * r1[x0 + 1]);
     };
-    auto threader = itk::MultiThreaderBase::New();
-    threader->ParallelizeArray(
+    ParallelizeArray(
       0, m_Compared.size(),
       [&](itk::SizeValueType i) {
         const unsigned int a = m_Compared[i];
