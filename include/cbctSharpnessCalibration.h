@@ -52,7 +52,7 @@ namespace cbct
  * MaximumColumns) and views thinned to about pi/2 per column of the binned detector; slices have
  * voxels of the binned pixel at the axis and span the field of view. The coarsest level scans the
  * offset over +-SearchRange pixels in steps of one binned pixel; each finer level searches +-2 of its
- * pixels about the previous best; the finest samples +-2 pixels in half-pixel steps and fits a parabola
+ * pixels about the previous best; the finest samples +-1.5 pixels in half-pixel steps and fits a parabola
  * through the five samples nearest the best one (sub-step precision).
  *
  * \par Tilt

@@ -291,7 +291,7 @@ SharpnessCalibration::Compute()
       for (int attempt = 0; attempt < 4; ++attempt)
       {
         std::vector<double> offsets;
-        for (int k = -4; k <= 4; ++k)
+        for (int k = -3; k <= 3; ++k)
           offsets.push_back(centre + k * step);
         s = offsetScores(i, c, offsets);
         const std::size_t best = s.Best();
