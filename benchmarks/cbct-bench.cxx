@@ -10,6 +10,7 @@
 // --method fourdrooster: one 4D ROOSTER iteration on that problem (RTK's defaults: 4 conjugate
 // gradient steps, 10 TV steps in space and in time, positivity), the data on the device.
 // --method rings: ring removal (both stripe filters) of S's projections (cbctBenchRings.h).
+// --method calibrate: the geometry calibration (offset and roll) of S's miscalibrated scan (cbctBenchCalibrate.h).
 // One JSON line per timed run with every stage's time and backprojection GUPS
 // (voxels x projections / backprojection seconds / 1e9), then one line of medians.
 // "total" is projections in host memory to volume in host memory. --gpus shares the volume among
@@ -17,6 +18,7 @@
 // from the detector rows it needs, and rank 0 prints the slowest rank's times and every rank's peak
 // memory.
 #include "cbctConfiguration.h"
+#include "cbctBenchCalibrate.h"
 #include "cbctBenchRings.h"
 #include "cbctConstantImageSource.h"
 #include "cbctSlabSplit.h"
@@ -1043,8 +1045,9 @@ main(int argc, char * argv[])
                  "with --views 60 for a few-view S); fourd: issue 28's 4D FDK, 10 frames of 512^3 from 1440 x 512^2 over 10 "
                  "breathing cycles; fourdrooster: one 4D ROOSTER iteration on that problem (CUDA; the CPU takes hours); "
                  "rings: ring removal of S's projections (360 x 512^2, or --views), the sorting and the wavelet-Fourier "
-                 "filters")
-    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv", "fourd", "fourdrooster", "rings" }));
+                 "filters; calibrate: the geometry calibration (axis offset and roll) of S's scan with its axis 13 "
+                 "pixels off and the detector rolled 0.2 degree")
+    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv", "fourd", "fourdrooster", "rings", "calibrate" }));
   CLI11_PARSE(app, argc, argv);
   try
   {
@@ -1093,6 +1096,25 @@ main(int argc, char * argv[])
 #if CBCT_USE_CUDA
           RunFourDROOSTER<cbct::CudaFourDROOSTERConeBeamReconstructionFilter<Series>>("cuda", device, runs);
 #endif
+        }
+        else
+          throw std::runtime_error("--hardware is '" + h + "'; expected cuda or cpu");
+      }
+      return 0;
+    }
+    if (method == "calibrate")
+    {
+      for (const auto & h : hardware)
+      {
+        if (h == "cpu")
+          cbct::bench::RunCalibrate("cpu", std::to_string(std::thread::hardware_concurrency()) + " threads",
+                                    views ? views : 360, runs);
+        else if (h == "cuda")
+        {
+          std::string device;
+          if (!cbct::CudaDeviceAvailable(&device))
+            throw std::runtime_error("--hardware cuda: " + device);
+          cbct::bench::RunCalibrate("cuda", device, views ? views : 360, runs);
         }
         else
           throw std::runtime_error("--hardware is '" + h + "'; expected cuda or cpu");

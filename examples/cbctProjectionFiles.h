@@ -48,7 +48,7 @@ cbct::ThreeDCircularProjectionGeometry::Pointer
 ReadGeometry(const TOptions & o)
 {
   if (!ScanPath(o).empty())
-    return OpenScan(ScanPath(o))->Geometry();
+    return ScanGeometry(ScanPath(o)); // with --calibrate, found from its projections
   return ReadGeometry(o.geometry);
 }
 

@@ -10,6 +10,7 @@
 // then empty). --air-fallback and --air-fallback-i0 (AddScanImportOptions(), added with --scan and by
 // cbct-import) pass cbct::ScanImporter::Options to the vendor's reader.
 #include "cbctAppSupport.h"
+#include "cbctGeometryCalibration.h"
 #include "cbctMissingAirScanError.h"
 #include "cbctScanImporter.h"
 
@@ -45,6 +46,7 @@ struct ScanImportChoices
 {
   bool airFallback = false;
   double airFallbackI0 = 0.;
+  bool calibrate = false; // --calibrate: the scan's geometry found from its projections
 };
 inline ScanImportChoices &
 ScanImportSettings()
@@ -123,7 +125,87 @@ OpenScan(const std::string & path)
   return opened.emplace(path, scan).first->second;
 }
 
-/** Adds --scan to `app` (the apps that read projections). */
+/** Adds --calibrate (cbct-import, and the apps' --scan): the scan's rotation axis found from its own
+ * projections (cbct::GeometryCalibration, auto: the offset and the roll) before the geometry is used. */
+inline void
+AddCalibrateOption(CLI::App & app)
+{
+  app.add_flag("--calibrate", ScanImportSettings().calibrate,
+               "Find the rotation axis from the scan's own projections (offset along u and detector roll: opposite "
+               "views refined by the sharpness of FDK slices, as cbct-calibrate --method auto) and use the corrected "
+               "geometry; a fit the data cannot give is an error");
+  SlicerModule().parameters["--calibrate"] = SlicerIn("Input");
+}
+
+/** The geometry of `stack` (line integrals) calibrated from it (GeometryCalibration, auto, offset and
+ * roll; CUDA when there is a device), the fit printed on stdout as "NAME: calibrated: ...", its warnings
+ * on stderr, and with `log` every step. `what` names the input in messages. */
+inline cbct::ThreeDCircularProjectionGeometry::Pointer
+CalibratedGeometry(const cbct::ThreeDCircularProjectionGeometry * nominal, const itk::Image<float, 3> * stack,
+                   const std::string & what, std::ostream * log)
+{
+  auto calibration = cbct::GeometryCalibration::New();
+  calibration->SetProjections(stack);
+  calibration->SetGeometry(nominal);
+  calibration->SetComputeCurves(false);
+  if (cbct::CalibrationSliceReconstructor::CudaAvailable())
+    calibration->SetHardware(cbct::CalibrationSliceReconstructor::Hardware::Cuda);
+  if (log)
+    calibration->SetLog([log](const std::string & line) { *log << AppName() << ": calibration: " << line << std::endl; });
+  cbct::GeometryCalibrationResult result;
+  Stopwatch clock;
+  try
+  {
+    result = calibration->Compute();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("--calibrate: could not calibrate " + what + ": " + WithoutItkPrefix(e.GetDescription()) +
+                " (without --calibrate the scan's own geometry is used)");
+  }
+  for (const std::string & warning : result.warnings)
+    PrintWarning("--calibrate: " + warning);
+  for (const std::string & line : result.Describe())
+    std::cout << AppName() << ": calibrated: " << line << std::endl;
+  if (log)
+    *log << AppName() << ": calibration: " << result.method << " in " << FormatSeconds(clock.Seconds()) << std::endl;
+  return result.geometry;
+}
+
+/** The line integrals of --scan read for --calibrate, kept for ReadScanProjections() (read once). */
+inline std::map<std::string, cbct::ScannerScan::ProjectionsType::Pointer> &
+ScanStacksReadForCalibration()
+{
+  static std::map<std::string, cbct::ScannerScan::ProjectionsType::Pointer> stacks;
+  return stacks;
+}
+
+/** The geometry of the scan at `path`: the vendor's, or with --calibrate the one found from its
+ * projections (once per process). */
+inline cbct::ThreeDCircularProjectionGeometry::Pointer
+ScanGeometry(const std::string & path)
+{
+  if (!ScanImportSettings().calibrate)
+    return OpenScan(path)->Geometry();
+  static std::map<std::string, cbct::ThreeDCircularProjectionGeometry::Pointer> calibrated;
+  auto found = calibrated.find(path);
+  if (found != calibrated.end())
+    return found->second;
+  cbct::ScannerScan::ProjectionsType::Pointer stack;
+  try
+  {
+    stack = cbct::ScanImporter::ReadLineIntegrals(OpenScan(path));
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("--scan " + path + ": " + WithoutItkPrefix(e.GetDescription()));
+  }
+  ScanStacksReadForCalibration()[path] = stack;
+  const auto geometry = CalibratedGeometry(OpenScan(path)->Geometry(), stack, "--scan " + path, nullptr);
+  return calibrated.emplace(path, geometry).first->second;
+}
+
+/** Adds --scan to `app` (the apps that read projections), with --calibrate and the import options. */
 inline void
 AddScanOption(CLI::App & app, std::string & scan)
 {
@@ -131,6 +213,7 @@ AddScanOption(CLI::App & app, std::string & scan)
                                  "read as line integrals with its geometry, in place of --geometry and --projections");
   SlicerModule().parameters["--scan"] = SlicerIo("directory", "input", "Input");
   AddScanImportOptions(app);
+  AddCalibrateOption(app);
 }
 
 /** With --scan: refuses the options that the scan replaces or that do not apply to line integrals,
@@ -145,6 +228,9 @@ ValidateScanOptions(TOptions & o)
   {
   const std::string scan = ScanPath(o);
   ScanImporterOptions(scan.empty() ? std::string() : "--scan"); // refuses --air-fallback without --scan
+  if (scan.empty() && ScanImportSettings().calibrate)
+    throw Error("--calibrate without --scan: it calibrates a scanner's scan; for a geometry file and projections, run "
+                "cbct-calibrate first");
   if (scan.empty() && o.geometry.empty())
     throw Error("--geometry is required: give the geometry file (RTK XML), or a scanner's scan with --scan");
   if (scan.empty())
@@ -186,6 +272,14 @@ ReadScanProjections(const TOptions & o)
 {
   const std::string scan = ScanPath(o);
   cbct::ScannerScan::ProjectionsType::Pointer stack;
+  auto & kept = ScanStacksReadForCalibration();
+  auto found = kept.find(scan);
+  if (found != kept.end()) // read already by --calibrate
+  {
+    stack = found->second;
+    kept.erase(found);
+  }
+  else
   try
   {
     stack = cbct::ScanImporter::ReadLineIntegrals(OpenScan(scan));

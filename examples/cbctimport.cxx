@@ -87,6 +87,8 @@ Validate(Options & o)
       Bad("--format", Quoted(o.format), "one of " + FormatNames());
   }
   ScanImporterOptions("INPUT"); // --air-fallback-i0's value
+  if (ScanImportSettings().calibrate && o.raw)
+    throw Error("--calibrate with --raw: the calibration needs line integrals; import without --raw");
   CheckImageOutput("--output", o.output);
   CheckOutputDirectory("--geometry", o.geometry);
 }
@@ -385,6 +387,11 @@ Import(Options & o)
   if (o.verbose)
     for (const std::string & line : scan->Log())
       std::cout << "cbct-import: log: " << line << std::endl;
+  // The geometry written: the scan's, or with --calibrate the one found from its line integrals (read
+  // before a mapped output is unmapped: its pixels are the stack's).
+  cbct::ThreeDCircularProjectionGeometry::Pointer scanGeometry = scan->Geometry();
+  if (ScanImportSettings().calibrate)
+    scanGeometry = CalibratedGeometry(scanGeometry, lineIntegrals, "INPUT " + InputsText(o), o.verbose ? &std::cout : nullptr);
 
   // Both outputs written beside their places, then moved into place together: a failure leaves neither.
   clock.Restart();
@@ -411,7 +418,6 @@ Import(Options & o)
     auto writer = cbct::ThreeDCircularProjectionGeometryXMLFileWriter::New();
     writer->SetFilename(geometry.TemporaryPath());
     // The writer keeps a plain pointer: the geometry (a new object for several scans) must outlive it.
-    const cbct::ThreeDCircularProjectionGeometry::Pointer scanGeometry = scan->Geometry();
     writer->SetObject(scanGeometry);
     writer->WriteFile();
     projections.Commit();
@@ -444,8 +450,9 @@ main(int argc, char ** argv)
                 "XVI HIS + _Frames.xml or FRAME.DBF, Nikon .xtekct + TIFF, Bruker SkyScan .log + TIFF: a folder or a "
                 "file, the vendor detected from its contents or forced with --format) and writes its projections as "
                 "line integrals (the vendor's air, flood and dark calibration applied; --raw: the readings as stored, in "
-                "their integer type) and its geometry as RTK's XML. Prints what it found: the format, the projections, "
-                "the angles covered, the detector, half fan or not; --verbose adds every conversion made.",
+                "their integer type) and its geometry as RTK's XML (--calibrate: the rotation axis found from the "
+                "projections). Prints what it found: the format, the projections, the angles covered, the detector, "
+                "half fan or not; --verbose adds every conversion made.",
                 "cbct-import" };
   app.add_option("input,--input", o.inputs,
                  "The scan: its folder, or its file (e.g. a .xtekct, a _Frames.xml, a lone .xim); several are read as one "
@@ -458,6 +465,7 @@ main(int argc, char ** argv)
   app.add_option("--format", o.format, "Read the scan as this vendor's (skips the detection): " + FormatNames());
   app.add_flag("-v,--verbose", o.verbose, "Print every conversion made and every vendor field used, and the times");
   AddScanImportOptions(app);
+  AddCalibrateOption(app);
   AddCommonOptions(app, o.threads);
   std::map<std::string, SlicerParameter> slicer{
     { "--input", SlicerIo("directory", "input", "Input") },

@@ -76,6 +76,8 @@ struct Options
   double sourceOffsetX = 0.;
   double sourceOffsetY = 0.;
   double helical = 0.; // pitch factor; 0: a circular scan
+  double inPlaneAngle = 0.;
+  double outOfPlaneAngle = 0.;
   std::string detectorSize = "256";
   std::string detectorSpacing = "1";
   std::string phantom = "shepplogan";
@@ -230,6 +232,10 @@ Simulate(const Options & o)
   CheckFinite("--proj-offset-y", o.offsetY, "a detector offset in mm");
   CheckFinite("--source-offset-x", o.sourceOffsetX, "a source offset in mm");
   CheckFinite("--source-offset-y", o.sourceOffsetY, "a source offset in mm");
+  if (!std::isfinite(o.inPlaneAngle) || std::abs(o.inPlaneAngle) >= 90.)
+    Bad("--in-angle", o.inPlaneAngle, "a detector roll in degrees between -90 and 90");
+  if (!std::isfinite(o.outOfPlaneAngle) || std::abs(o.outOfPlaneAngle) >= 90.)
+    Bad("--out-angle", o.outOfPlaneAngle, "a tilt in degrees between -90 and 90");
   const auto size = ParseSizes("--detector-size", o.detectorSize, 2);
   const auto spacing = ParsePositives("--detector-spacing", o.detectorSpacing, 2);
   CheckOutputDirectory("--geometry", o.geometry);
@@ -375,8 +381,8 @@ Simulate(const Options & o)
   for (unsigned int k = 0; k < count; ++k)
   {
     const double table = feed * k * o.arc / count / 360. - 0.5 * travel;
-    geometry->AddProjection(o.sid, o.sdd, o.firstAngle + k * o.arc / count, o.offsetX, o.offsetY + table, 0., 0.,
-                            o.sourceOffsetX, o.sourceOffsetY + table);
+    geometry->AddProjection(o.sid, o.sdd, o.firstAngle + k * o.arc / count, o.offsetX, o.offsetY + table,
+                            o.outOfPlaneAngle, o.inPlaneAngle, o.sourceOffsetX, o.sourceOffsetY + table);
   }
   if (!wobble.empty())
     geometry = cbct::OrbitWobble::Apply(geometry, wobble[0], wobble[1], static_cast<std::uint32_t>(o.seed));
@@ -631,6 +637,12 @@ main(int argc, char ** argv)
   app.add_option("--proj-offset-y", o.offsetY, "Detector offset along v (mm)")->capture_default_str();
   app.add_option("--source-offset-x", o.sourceOffsetX, "Source offset along u (mm, RTK's SourceOffsetX)")
     ->capture_default_str();
+  app.add_option("--in-angle", o.inPlaneAngle, "Detector roll about the beam (degrees, RTK's InPlaneAngle): the "
+                                               "rotation axis leans across the detector's rows")
+    ->capture_default_str();
+  app.add_option("--out-angle", o.outOfPlaneAngle, "Tilt of the source-detector plane against the rotation axis "
+                                                   "(degrees, RTK's OutOfPlaneAngle)")
+    ->capture_default_str();
   app.add_option("--source-offset-y", o.sourceOffsetY, "Source offset along v (mm, RTK's SourceOffsetY)")
     ->capture_default_str();
   app.add_option("--helical", o.helical, "A helical scan of pitch factor PITCH in (0, 2]: the source and the detector move "
@@ -718,6 +730,8 @@ main(int argc, char ** argv)
     { "--source-offset-x", SlicerIn("Scan") },
     { "--source-offset-y", SlicerIn("Scan") },
     { "--wobble", SlicerIn("Scan", "double-vector") },
+    { "--in-angle", SlicerIn("Scan") },
+    { "--out-angle", SlicerIn("Scan") },
     { "--detector-size", SlicerIn("Detector", "integer-vector") },
     { "--detector-spacing", SlicerIn("Detector", "double-vector") },
     { "--phantom", SlicerIn("Phantom") },

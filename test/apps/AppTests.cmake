@@ -33,6 +33,12 @@ add_test(NAME apps.detector_axis
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/detector_axis.sh ${cbct_bin} ${cbct_app_work}/detector_axis ${cbct_detector_axis_mpi})
 set_tests_properties(apps.detector_axis PROPERTIES TIMEOUT 300 LABELS badinput PROCESSORS 2)
 
+# cbct-calibrate on a miscalibrated micro-CT-like scan (offset and roll recovered, the report, a fit it
+# cannot give refused), cbct-import --calibrate and cbct-fdk --scan --calibrate on an Elekta XVI folder.
+add_test(NAME apps.calibrate_end_to_end
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/calibrate_end_to_end.sh ${cbct_bin} ${cbct_app_work}/calibrate_end_to_end)
+set_tests_properties(apps.calibrate_end_to_end PROPERTIES TIMEOUT 600 PROCESSORS 2)
+
 # cbct-simulate --emission -> cbct-osem with and without the attenuation and blur models -> compare, and
 # cbct-forward --fp emission.
 add_test(NAME apps.emission_end_to_end
@@ -141,6 +147,29 @@ function(cbct_bad_input_test_keeping name app pattern keep)
 endfunction()
 
 set(recon_inputs -g g10.xml --projections p10.mha -o out.mha --dimension 16 --spacing 8)
+# cbct-calibrate and --calibrate: bad options, a method not in the build, too few views; nothing written.
+cbct_bad_input_test(calibrate_fit_unknown cbct-calibrate "--fit is 'offset,yaw'. expected a comma-separated list of offset, roll and tilt"
+  -g g10.xml --projections p10.mha -o out.xml --fit offset,yaw)
+cbct_bad_input_test(calibrate_roll_without_offset cbct-calibrate "--fit is 'roll'. expected offset with roll"
+  -g g10.xml --projections p10.mha -o out.xml --fit roll)
+cbct_bad_input_test(calibrate_method_beads cbct-calibrate "--method beads: the bead-phantom calibration is not part of this build yet"
+  -g g10.xml --projections p10.mha -o out.xml --method beads)
+cbct_bad_input_test(calibrate_method_unknown cbct-calibrate "--method is 'manual'. expected auto, opposite, sharpness or beads"
+  -g g10.xml --projections p10.mha -o out.xml --method manual)
+cbct_bad_input_test(calibrate_opposite_tilt cbct-calibrate "--fit is 'offset,tilt'. expected offset and/or roll with --method opposite"
+  -g g10.xml --projections p10.mha -o out.xml --method opposite --fit offset,tilt)
+cbct_bad_input_test(calibrate_offset_model cbct-calibrate "--offset-as is 'table'. expected stage"
+  -g g10.xml --projections p10.mha -o out.xml --offset-as table)
+cbct_bad_input_test(calibrate_range_negative cbct-calibrate "--range is -2. expected a half-width in detector pixels >= 0"
+  -g g10.xml --projections p10.mha -o out.xml --range -2)
+cbct_bad_input_test(calibrate_too_few_views cbct-calibrate "could not calibrate --geometry g10.xml \\(no geometry written\\): .*10 projections; at least 24 are needed"
+  -g g10.xml --projections p10.mha -o out.xml)
+cbct_bad_input_test(calibrate_report_is_a_file cbct-calibrate "--report is 'p10.mha'. expected a directory to write the report into"
+  -g g10.xml --projections p10.mha -o out.xml --report p10.mha)
+cbct_bad_input_test(calibrate_projection_count cbct-calibrate "--geometry g10.xml has 10 projections; the projections hold 12"
+  -g g10.xml --projections p12.mha -o out.xml)
+cbct_bad_input_test(fdk_calibrate_without_scan cbct-fdk "--calibrate without --scan"
+  -g g10.xml --projections p10.mha -o out.mha --calibrate)
 cbct_bad_input_test(simulate_nproj_0 cbct-simulate "--nproj is 0. expected an integer >= 1"
   -g out.xml -o out.mha --nproj 0)
 cbct_bad_input_test(simulate_sid_negative cbct-simulate "--sid is -5. expected a source-to-isocenter distance > 0"

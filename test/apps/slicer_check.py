@@ -457,6 +457,10 @@ def read_png(path):
 # and its FDK reconstruction on 16^3 voxels of 8 mm, made with plain command lines.
 SIMULATE = ["--nproj", "20", "--detector-size", "32", "--detector-spacing", "8", "--phantom-scale", "60"]
 FDK = ["--dimension", "16", "--spacing", "8"]
+# cbct-calibrate needs views enough to find the axis (36 or more): its own scan, whose stage stands 4 mm
+# off (source and detector offsets) in the geometry it is given, so the calibration should change little.
+SIMULATE_CALIBRATE = ["--nproj", "72", "--detector-size", "48", "--detector-spacing", "4", "--phantom-scale", "60",
+                      "--proj-offset-x", "-4", "--source-offset-x", "-4"]
 
 # What a Slicer user would pick and type, per app, by parameter <name> (names are C++ identifiers,
 # the same whatever the spelling of the option): the volumes and files picked for the inputs ("@p":
@@ -479,6 +483,8 @@ CASES = {
     "cbct-slices": {"inputs": {"input": "@v"}, "outputs": {"output": ".png"}, "check": "slices"},
     "cbct-view": {"inputs": {"input": "@v"}, "outputs": {"screenshot": ".png"}, "check": "view", "display": True},
     # The small case does not breathe: the second harmonic of its rotation stands in for the cycles.
+    "cbct-calibrate": {"inputs": {"geometry": "@g", "projections": "@p"}, "outputs": {"output": ".xml"},
+                       "simulate": SIMULATE_CALIBRATE, "check": "calibrate"},
     "cbct-signal": {"inputs": {"geometry": "@g", "projections": "@p"},
                     "outputs": {"output": ".txt", "shroud": ".nrrd", "signalOutput": ".txt"},
                     "values": {"slowHarmonics": "0", "minRegularity": "0"}},
@@ -547,9 +553,9 @@ def slicer_command(app, parameters, case, work, fixture, values):
     return command, outputs
 
 
-def make_fixture(bindir, work):
+def make_fixture(bindir, work, simulate=SIMULATE):
     fixture = {"@g": os.path.join(work, "g.xml"), "@p": os.path.join(work, "p.nrrd"), "@v": os.path.join(work, "v.nrrd")}
-    run([os.path.join(bindir, "cbct-simulate")] + SIMULATE + ["-g", fixture["@g"], "-o", fixture["@p"]])
+    run([os.path.join(bindir, "cbct-simulate")] + simulate + ["-g", fixture["@g"], "-o", fixture["@p"]])
     run([os.path.join(bindir, "cbct-fdk"), "-g", fixture["@g"], "--projections", fixture["@p"], "-o", fixture["@v"]] + FDK)
     return fixture
 
@@ -601,6 +607,13 @@ def check_output(app, case, outputs, bindir, work, fixture, parameters, label):
         if not os.path.exists(path):
             fail("%s: output %s (%s) was not written" % (name, parameter, path))
             return
+    if kind == "calibrate":
+        # The calibrated geometry keeps the simulated stage offset (the geometry given was right).
+        text = open(outputs["output"]).read()
+        found = re.findall(r"<SourceOffsetX>([^<]*)</SourceOffsetX>", text)
+        if not found or not all(abs(float(v) + 4.0) < 0.1 for v in found):
+            fail("%s: SourceOffsetX %s in %s, expected -4 mm within 0.1" % (name, found[:3], outputs["output"]))
+        return
     if kind == "projections":
         # The same values as the plain command line with the same settings (on the CPU: the
         # fixture; the cuda run computes emission projections, against the CPU's, 1e-4 relative).
@@ -680,7 +693,7 @@ def run_as_slicer(app, bindir, work, cuda, xvfb):
     if os.path.isdir(work):
         shutil.rmtree(work)
     os.makedirs(work)
-    fixture = make_fixture(bindir, work)
+    fixture = make_fixture(bindir, work, case.get("simulate", SIMULATE))
     if failures:
         return 0
     runs = [("cpu", case.get("values", {}))]

@@ -41,6 +41,10 @@ using MakeGeometry = std::function<pybind11::object(ThreeDCircularProjectionGeom
 /** _read_scan and _scan_formats: scanner scans through cbct::ScanImporter (scan.cxx). */
 void
 RegisterScan(pybind11::module_ & m, const MakeGeometry & makeGeometry);
+
+/** _calibrate: the geometry found from the projections, conebeamct.calibrate's work (calibration.cxx). */
+void
+RegisterCalibration(pybind11::module_ & m, const GeometryOf & geometryOf, const MakeGeometry & makeGeometry);
 } // namespace cbct::python
 
 #endif

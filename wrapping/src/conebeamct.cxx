@@ -1021,9 +1021,11 @@ then every projection must be: sid is then the detector's distance from the rota
   cbct::python::RegisterFourDROOSTER(m, geometryOf);
   cbct::python::RegisterFourDFDK(m, geometryOf);
   cbct::python::RegisterBreathingSignal(m);
-  cbct::python::RegisterScan(m, [](Geometry::Pointer geometry) {
+  const cbct::python::MakeGeometry makeGeometry = [](Geometry::Pointer geometry) {
     GeometryHandle handle;
     handle.geometry = geometry;
     return py::cast(std::move(handle));
-  });
+  };
+  cbct::python::RegisterScan(m, makeGeometry);
+  cbct::python::RegisterCalibration(m, geometryOf, makeGeometry);
 }

@@ -84,6 +84,7 @@ __all__ = [
     "Volume",
     "back_project",
     "breathing_signal",
+    "calibrate",
     "cgls",
     "cuda_device",
     "emission_project",
@@ -1300,3 +1301,4 @@ from . import _iterative  # noqa: E402
 from ._fourd_rooster import fourd_rooster  # noqa: E402
 from ._fourd import fourd_fdk  # noqa: E402
 from ._signal import breathing_signal  # noqa: E402
+from ._calibrate import calibrate  # noqa: E402
