@@ -7,6 +7,7 @@
 
 #include <itkInPlaceImageFilter.h>
 
+#include <utility>
 #include <vector>
 
 namespace cbct
@@ -72,6 +73,24 @@ public:
   itkGetConstMacro(ColumnsAlongY, bool);
   itkBooleanMacro(ColumnsAlongY);
 
+  /** Backprojects only projections [first, first + count) of the stack (indices from the stack's first
+   * projection; count 0, the default: all of them). The input is asked for those projections alone,
+   * so that a pipeline of projections streams them in batches (FDKConeBeamReconstructionFilter's
+   * SetProjectionsPerBatch()); a batch that starts at a multiple of BackProjectionBatch adds to each
+   * voxel exactly what the same projections add within a whole stack. */
+  void
+  SetProjectionRange(itk::SizeValueType first, itk::SizeValueType count);
+  itk::SizeValueType
+  GetProjectionRangeFirst() const
+  {
+    return m_ProjectionRangeFirst;
+  }
+  itk::SizeValueType
+  GetProjectionRangeCount() const
+  {
+    return m_ProjectionRangeCount;
+  }
+
   /** Input 1: the (weighted, filtered) projection stack. */
   void
   SetProjections(const ProjectionImageType * projections)
@@ -122,6 +141,12 @@ protected:
   void
   DynamicThreadedGenerateData(const OutputImageRegionType & region) override;
 
+  /** The projections to backproject, [first, first + count) as indices of the stack's largest
+   * possible region along its third axis: the buffered ones, within SetProjectionRange()'s when one is
+   * set (then the input must hold them all). */
+  std::pair<itk::SizeValueType, itk::SizeValueType>
+  ProjectionsToBackProject(const ProjectionImageType * projections) const;
+
   GeometryType::ConstPointer m_Geometry;
 
 private:
@@ -142,7 +167,10 @@ private:
          typename TOutputImage::IndexType index, int run, int zFirst, int zEnd) const;
 
   std::vector<ConeProjection> m_Matrices;
+  std::size_t m_FirstBufferedSlice = 0; // slice of the projections' buffer that holds m_Matrices[0]'s projection
   bool m_ColumnsAlongY = true;
+  itk::SizeValueType m_ProjectionRangeFirst = 0;
+  itk::SizeValueType m_ProjectionRangeCount = 0;
 };
 
 } // namespace cbct
