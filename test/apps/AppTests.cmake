@@ -630,3 +630,10 @@ cbct_bad_input_test(fdk_memory_below_program cbct-fdk "--memory 10M is less than
 cbct_bad_input_test(fdk_memory_too_small cbct-fdk
   "a memory budget of 300 MiB .--memory 300M. is too small for this reconstruction: its smallest plan .slabs of one row of voxels along y, batches of 10 projections. needs [0-9.]+ MiB besides the [0-9.]+ MiB the program holds. expected --memory [0-9.]+[MG] or more"
   -g g10.xml --projections p10.mha -o out.mha --dimension 8000 --spacing 0.02 --memory 300M)
+# The apps that hold their projections and volumes whole refuse a run whose buffers exceed --memory.
+cbct_bad_input_test(sart_memory_too_small cbct-sart
+  "--memory 100M: the reconstruction needs at least [0-9.]+ MiB .* besides the [0-9.]+ MiB the program holds"
+  -g g10.xml --projections p10.mha -o out.mha --dimension 400 --spacing 0.5 --memory 100M)
+cbct_bad_input_test(fourdfdk_memory_too_small cbct-fourdfdk
+  "--memory 100M: the 4D reconstruction needs at least [0-9.]+ MiB .* besides the [0-9.]+ MiB the program holds"
+  -g g10.xml --projections p10.mha --signal p10_phases.txt --frames 2 -o out.mha --dimension 300 --spacing 0.5 --memory 100M)
