@@ -16,6 +16,7 @@
 #include "cbctConstantImageSource.h"
 #include "cbctDetectorAxisCheck.h"
 #include "cbctGridOptions.h"
+#include "cbctMemoryBudget.h"
 #include "cbctOSEMConeBeamReconstructionFilter.h"
 #include "cbctPreprocessingOptions.h"
 #include "cbctProjectionFiles.h"
@@ -104,6 +105,7 @@ struct IterativeOptions
   bool alphaGiven = false;  // ADMM-TV: --alpha on the command line (else chosen by AutomaticADMMWeights())
   bool betaGiven = false;   // ADMM-TV: --beta on the command line
   EmissionOptions emission; // OSEM: --attenuation, --psf
+  MemoryBudgetOptions memoryBudget; // --memory: the run's buffers are checked against it
   std::vector<int> devices; // --gpus, checked by ValidateIterative()
 
   // Checked and parsed by Validate().
@@ -339,6 +341,7 @@ ValidateIterative(IterativeOptions & o, IterativeMethod method)
   ApplyThreads(o.threads);
   ValidateProjectionOptions(o);
   ValidatePreprocessingOptions(o.preprocessing);
+  ValidateMemoryBudget(o.memoryBudget);
   CheckImageOutput("--output", o.output);
   if (!o.input.empty())
   {
@@ -508,6 +511,7 @@ AddIterativeOptions(CLI::App & app, IterativeOptions & o, IterativeMethod method
   if (method == IterativeMethod::OSEM)
     AddEmissionOptions(app, o.emission);
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each iteration's time");
+  AddMemoryBudgetOptions(app, o.memoryBudget, slicer, WholeRunMemoryHelp(), false);
   AddCommonOptions(app, o.threads);
   slicer.insert({
     { "--geometry", SlicerIo("file", "input", "Input", ".xml") },
@@ -765,7 +769,7 @@ ReconstructIterative(IterativeOptions & o, IterativeMethod method, const std::st
   clock.Restart();
   const ProjectionInputs inputs = InspectProjections(o);
   const std::size_t files = inputs.files.size();
-  CheckMemory("the reconstruction", IterativeMemoryNeed(o, method, inputs));
+  CheckMemoryBudget(o.memoryBudget, "the reconstruction", IterativeMemoryNeed(o, method, inputs));
   ImageType::Pointer projections = LoadProjections<ImageType>(o, inputs, name, o.verbose ? &std::cout : nullptr);
   // A detector beside the rotation axis: a warning here, not cbct-fdk's error, since an iterative method
   // fits the rays that were measured (truncated, one-sided or region-of-interest data, the unseen voxels

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,13 @@ public:
     stage->AddObserver(itk::ProgressEvent(), this);
   }
 
+  /** A text shown after the stage, asked for at each redraw (e.g. the bytes written so far). */
+  void
+  SetDetail(std::function<std::string()> detail)
+  {
+    m_Detail = std::move(detail);
+  }
+
   void
   Execute(itk::Object * caller, const itk::EventObject & event) override
   {
@@ -214,6 +222,12 @@ private:
     std::string stage = m_Stage;
     if (m_Pieces > 1 && m_PiecesDone < m_Pieces)
       stage = "slab " + std::to_string(m_PiecesDone + 1) + "/" + std::to_string(m_Pieces) + (stage.empty() ? "" : ": ") + stage;
+    if (m_Detail)
+    {
+      const std::string detail = m_Detail();
+      if (!detail.empty())
+        stage += (stage.empty() ? "" : ", ") + detail;
+    }
     // \033[K clears what a longer previous line left at its end.
     std::fprintf(stderr, "\r%s [%s] %5.1f%%  %s\033[K", m_Label.c_str(), bar.c_str(), 100. * overall, stage.c_str());
     std::fflush(stderr);
@@ -255,6 +269,7 @@ private:
   const itk::ProcessObject * m_Filter = nullptr;
   std::string m_Label;
   std::string m_Stage;
+  std::function<std::string()> m_Detail;
   std::vector<Stage> m_Stages;
   unsigned int m_Pieces = 1;
   unsigned int m_PiecesDone = 0;

@@ -15,7 +15,8 @@
 namespace cbct::apps
 {
 
-/** The projection stack the files of --projections or --path/--regexp make, without its pixels:
+/** The projection stack the files of --projections or --path/--regexp make, without its pixels
+ * (`context` says, in messages, why the stack is read by rows: "under mpirun"):
  * largest possible region, spacing and origin (with --new-spacing/--new-origin), direction; the
  * third axis indexes projections (spacing 1, origin 0); files without an origin give a centred
  * detector (CentreDetectorWithoutOrigin()). Reads the headers only. Refuses a detector
@@ -23,10 +24,11 @@ namespace cbct::apps
  * onto a canonical grid; a band of rows read alone cannot be). */
 template <typename TImage, typename TOptions>
 typename TImage::Pointer
-ProjectionStackInformation(const TOptions & o, std::vector<std::string> & files)
+ProjectionStackInformation(const TOptions & o, std::vector<std::string> & files,
+                           const std::string & context = "under mpirun")
 {
   if (!ScanPath(o).empty())
-    throw Error("--scan under mpirun: a scan is read whole by one process; import it first (cbct-import SCAN -o "
+    throw Error("--scan " + context + ": a scan is read whole by one process; import it first (cbct-import SCAN -o "
                 "projections.mha -g geometry.xml) and give --projections and --geometry");
   files = InspectProjections(o).files;
   const std::string option = o.projections.empty() ? "--path/--regexp" : "--projections";
@@ -51,9 +53,9 @@ ProjectionStackInformation(const TOptions & o, std::vector<std::string> & files)
     for (unsigned int d = 0; d < 2; ++d)
       if (!(image->GetSpacing()[d] > 0.) || image->GetDirection() != identity)
         throw Error(option + ": projection file " + file +
-                    " has a negative spacing or a direction other than the identity; expected, under mpirun, a "
-                    "detector stored with positive spacing along its u and v axes (without mpirun such a file is "
-                    "read on a canonical grid)");
+                    " has a negative spacing or a direction other than the identity; expected, " + context +
+                    ", a detector stored with positive spacing along its u and v axes (a run that reads the whole "
+                    "stack at once puts such a file on a canonical grid)");
     if (total == 0)
     {
       stack->CopyInformation(image);

@@ -8,10 +8,12 @@
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctFDKFilterOptions.h"
 #include "cbctGridOptions.h"
+#include "cbctMemoryBudget.h"
 #include "cbctPreprocessingOptions.h"
 #include "cbctProjectionFiles.h"
 #include "cbctProjectionRows.h"
 #include "cbctRampFilterResponse.h"
+#include "cbctStreamedFDK.h"
 #if CBCT_USE_MPI
 #  include "cbctMPISlabReconstruction.h"
 #  include "cbctMPISlabWriter.h"
@@ -54,6 +56,7 @@ struct Options : FDKFilterOptions // the ramp and weighting options, shared with
   GridOptions<3> grid;
   PreprocessingOptions preprocessing;
   long long divisions = 1;
+  MemoryBudgetOptions memoryBudget; // --memory, --gpu-memory
   std::string hardware = "auto";
   std::string gpus;
   int threads = 0;
@@ -78,6 +81,7 @@ Validate(Options & o)
   ValidateFDKFilterOptions(o);
   if (o.divisions < 1 || o.divisions > 100000)
     Bad("--divisions", o.divisions, "an integer >= 1");
+  ValidateMemoryBudget(o.memoryBudget);
   if (o.hardware != "cpu" && o.hardware != "cuda" && o.hardware != "auto")
     Bad("--hardware", Quoted(o.hardware), "cpu, cuda or auto");
   if (!o.gpus.empty() && o.hardware == "cpu")
@@ -85,17 +89,22 @@ Validate(Options & o)
   o.devices = ParseGpus(o.gpus);
 }
 
-/** The CUDA devices of the FDK filter (--gpus), when TFDK is the CUDA one. */
+/** The CUDA devices of the FDK filter (--gpus) and their memory budget (--gpu-memory; 0: 90% of
+ * what each has free), when TFDK is the CUDA one. */
 template <class TFDK>
 void
-SetDevices(TFDK * fdk, const std::vector<int> & devices)
+SetDevices(TFDK * fdk, const std::vector<int> & devices, std::uint64_t deviceBytes = 0)
 {
 #if CBCT_FDK_WITH_CUDA
   if constexpr (std::is_same_v<TFDK, cbct::CudaFDKConeBeamReconstructionFilter<cbct::CudaImage<float, 3>>>)
+  {
     fdk->SetDevices(devices);
+    fdk->SetDeviceMemoryBudget(static_cast<std::size_t>(deviceBytes));
+  }
 #endif
   (void)fdk;
   (void)devices;
+  (void)deviceBytes;
 }
 
 enum class Hardware
@@ -163,6 +172,31 @@ Reconstruct(Options & o)
   const ProjectionInputs inputs = InspectProjections(o);
   const std::size_t files = inputs.files.size();
   {
+    // Within a memory budget: --memory, or when the whole stack and volume would not fit in what the
+    // machine has free, the projections are streamed and the volume written slab by slab.
+    std::uint64_t voxels = 1;
+    for (unsigned int d = 0; d < 3; ++d)
+      voxels *= o.grid.sizes[d];
+    std::string budgetWhy;
+    const std::uint64_t budget = HostBudget(o.memoryBudget, budgetWhy);
+    const bool preprocessed = !o.preprocessing.settings.DoesNothing() ||
+                              (ScanPath(o).empty() && ProjectionFilesHoldIntegers(inputs.files, inputs.option) &&
+                               !o.preprocessing.noLineIntegral);
+    const std::uint64_t inMemory = InMemoryFDKBytes(inputs, voxels, o.divisions, preprocessed);
+    if (o.memoryBudget.hostBytes > 0 || (ScanPath(o).empty() && inMemory > budget))
+    {
+      if (o.verbose && o.memoryBudget.hostBytes == 0)
+        std::cout << "cbct-fdk: the projections and the volume in memory would take about "
+                  << cbct::HostMemory::Format(inMemory) << ", more than the budget: streamed" << std::endl;
+      ReconstructWithinBudget<TImage, TFDK>(o, budget, budgetWhy, "cbct-fdk", [&](TFDK * fdk) {
+        SetDevices(fdk, o.devices, o.memoryBudget.deviceBytes);
+      });
+      if (o.verbose)
+        std::cout << "cbct-fdk: total " << FormatSeconds(total.Seconds()) << std::endl;
+      return 0;
+    }
+  }
+  {
     // What the run holds at once (a lower bound: the FDK filters' projection buffers, which depend
     // on the rows each slab needs, and the preprocessed stack beside the files' one, come on top),
     // before anything is allocated.
@@ -196,7 +230,7 @@ Reconstruct(Options & o)
   fdk->SetProjections(projections);
   fdk->SetGeometry(geometry);
   ApplyFDKFilterOptions(fdk.GetPointer(), o);
-  SetDevices(fdk.GetPointer(), o.devices);
+  SetDevices(fdk.GetPointer(), o.devices, o.memoryBudget.deviceBytes);
   try
   {
     fdk->UpdateOutputInformation(); // checks the geometry against the projections before the work
@@ -278,8 +312,23 @@ ReconstructSlab(Options & o, const AppRanks & ranks)
 {
   const std::string name = ranks.Prefix("cbct-fdk");
   typename TImage::Pointer volume;
+  itk::Image<float, 3>::Pointer budgeted; // the slab reconstructed within --memory
   Stopwatch total;
   const int status = ranks.Collectively([&] {
+    if (o.memoryBudget.hostBytes > 0)
+    {
+      // Within --memory (each rank's): the rank's slab in slabs of its own and batches of projections.
+      std::vector<int> devices = o.devices.empty() && o.hardware != "cpu" ? ParseGpusIfAny() : o.devices;
+      if (!devices.empty())
+        devices = { devices[static_cast<std::size_t>(ranks.LocalRank()) % devices.size()] };
+      std::string why;
+      const std::uint64_t budget = HostBudget(o.memoryBudget, why);
+      budgeted = ReconstructWithinBudget<TImage, TFDK>(
+        o, budget, why + " on each rank", name,
+        [&](TFDK * fdk) { SetDevices(fdk, devices, o.memoryBudget.deviceBytes); },
+        [](const itk::ImageRegion<3> & whole) { return cbct::MPISlabReconstruction::SlabOf(whole, MPI_COMM_WORLD); });
+      return;
+    }
     auto geometry = ReadGeometry(o);
     SetProvenance("ConeBeamCT_Geometry", DescribeGeometryForProvenance(geometry, o.scan.empty() ? o.geometry : o.scan));
     std::vector<std::string> files;
@@ -297,7 +346,7 @@ ReconstructSlab(Options & o, const AppRanks & ranks)
     std::vector<int> devices = o.devices.empty() && o.hardware != "cpu" ? ParseGpusIfAny() : o.devices;
     if (!devices.empty())
       devices = { devices[static_cast<std::size_t>(ranks.LocalRank()) % devices.size()] };
-    SetDevices(fdk.GetPointer(), devices);
+    SetDevices(fdk.GetPointer(), devices, o.memoryBudget.deviceBytes);
     try
     {
       fdk->UpdateOutputInformation();
@@ -344,8 +393,13 @@ ReconstructSlab(Options & o, const AppRanks & ranks)
   Stopwatch clock;
   try
   {
-    volume->SetMetaDataDictionary(WithProvenance(volume->GetMetaDataDictionary())); // as WriteImage() in one process
-    cbct::MPISlabWriter::Write(volume, o.output, MPI_COMM_WORLD);
+    if (budgeted)
+      cbct::MPISlabWriter::Write(budgeted, o.output, MPI_COMM_WORLD); // its metadata has the provenance
+    else
+    {
+      volume->SetMetaDataDictionary(WithProvenance(volume->GetMetaDataDictionary())); // as WriteImage() in one process
+      cbct::MPISlabWriter::Write(volume, o.output, MPI_COMM_WORLD);
+    }
   }
   catch (const itk::ExceptionObject & e)
   {
@@ -452,6 +506,7 @@ main(int argc, char ** argv)
   AddFieldOfViewOption(app, o, slicer);
   app.add_option("-d,--divisions", o.divisions, "Reconstruct in this many slabs along y (bounds the memory)")
     ->capture_default_str();
+  AddMemoryBudgetOptions(app, o.memoryBudget, slicer, StreamedFDKMemoryHelp(), true);
   app.add_option("--hardware", o.hardware, "cpu, cuda or auto (CUDA when this build has it and a device is present)")
     ->capture_default_str();
   app.add_option("--gpus", o.gpus, "CUDA devices: all, or indices such as 0,1 (default: the first); the volume is "

@@ -8,6 +8,7 @@
 #include "cbctFDKFilterOptions.h"
 #include "cbctFourDFDKConeBeamReconstructionFilter.h"
 #include "cbctGridOptions.h"
+#include "cbctMemoryBudget.h"
 #include "cbctPhaseSignal.h"
 #include "cbctPreprocessingOptions.h"
 #include "cbctProjectionFiles.h"
@@ -18,6 +19,8 @@
 #include <itksys/SystemTools.hxx>
 
 #include <iomanip>
+#include <type_traits>
+#include <utility>
 
 #if CBCT_USE_CUDA
 #  include "cbctCudaDevice.h"
@@ -44,6 +47,7 @@ struct Options
   GridOptions<3> grid;
   PreprocessingOptions preprocessing;
   std::string hardware = "auto";
+  MemoryBudgetOptions memoryBudget; // --memory, --gpu-memory
   int threads = 0;
   bool verbose = false;
 
@@ -68,6 +72,7 @@ Validate(Options & o)
   ApplyThreads(o.threads);
   ValidateProjectionOptions(o);
   ValidatePreprocessingOptions(o.preprocessing);
+  ValidateMemoryBudget(o.memoryBudget);
   CheckImageOutput("--output", o.output);
   ValidateGrid(o.grid);
   ValidateFrames(o.frames);
@@ -85,6 +90,27 @@ Validate(Options & o)
   ValidateFDKFilterOptions(o);
   if (o.hardware != "cpu" && o.hardware != "cuda" && o.hardware != "auto")
     Bad("--hardware", Quoted(o.hardware), "cpu, cuda or auto");
+}
+
+/** Whether TFilter takes a device memory budget (the CUDA 4D FDK filter). */
+template <class TFilter, class = void>
+struct TakesDeviceMemoryBudget : std::false_type
+{};
+template <class TFilter>
+struct TakesDeviceMemoryBudget<TFilter,
+                               std::void_t<decltype(std::declval<TFilter &>().SetDeviceMemoryBudget(std::size_t{}))>>
+  : std::true_type
+{};
+
+/** --gpu-memory for the CUDA 4D FDK filter (0: 90% of the device's free memory); nothing on the CPU. */
+template <class TFilter>
+void
+SetDeviceMemoryBudget(TFilter * filter, std::uint64_t bytes)
+{
+  if constexpr (TakesDeviceMemoryBudget<TFilter>::value)
+    filter->SetDeviceMemoryBudget(static_cast<std::size_t>(bytes));
+  (void)filter;
+  (void)bytes;
 }
 
 /** CUDA where asked for (or, with auto, where present); `why` says which for --verbose. */
@@ -130,7 +156,7 @@ Reconstruct(Options & o)
     need.Add("4D volume", FloatBytes(voxels * static_cast<std::uint64_t>(o.frames)));
     need.Add("frame buffers", FloatBytes(voxels * 2));
     need.remedy = "give a smaller volume (--dimension, or a coarser --spacing) or fewer --frames";
-    CheckMemory("the 4D reconstruction", need);
+    CheckMemoryBudget(o.memoryBudget, "the 4D reconstruction", need);
   }
   Stopwatch clock;
   typename TImage::Pointer projections = LoadProjections<TImage>(o, inputs, "cbct-fourdfdk", o.verbose ? &std::cout : nullptr);
@@ -150,6 +176,7 @@ Reconstruct(Options & o)
   fdk->SetGatingWindow(o.gatingWindow);
   fdk->SetWindowShape(o.shape);
   ApplyFDKFilterOptions(fdk.GetPointer(), o);
+  SetDeviceMemoryBudget(fdk.GetPointer(), o.memoryBudget.deviceBytes);
   try
   {
     fdk->UpdateOutputInformation(); // geometry, projections, phases and frames checked before the work
@@ -271,6 +298,7 @@ main(int argc, char ** argv)
   app.add_option("--hardware", o.hardware, "cpu, cuda or auto (CUDA when this build has it and a device is present)")
     ->capture_default_str();
   app.add_flag("-v,--verbose", o.verbose, "Print what is done and each stage's time");
+  AddMemoryBudgetOptions(app, o.memoryBudget, slicer, WholeRunMemoryHelp(), true);
   AddCommonOptions(app, o.threads);
   slicer["--like"] = SlicerIo("image", "input", "Output");
   slicer["--direction"] = SlicerIn("Output", "double-vector");

@@ -10,6 +10,7 @@
 #include "cbctFourDAppSupport.h"
 #include "cbctFourDROOSTERConeBeamReconstructionFilter.h"
 #include "cbctGridOptions.h"
+#include "cbctMemoryBudget.h"
 #include "cbctMemoryCheck.h"
 #include "cbctPhaseSignal.h"
 #include "cbctPreprocessingOptions.h"
@@ -52,6 +53,7 @@ struct Options : ProjectionInputOptions // cbct-fdk's, read by the same helpers
   std::string fp = "joseph";
   double step = 0.;
   std::string hardware = "cpu";
+  MemoryBudgetOptions memoryBudget; // --memory: the run's buffers are checked against it
   int threads = 0;
   bool verbose = false;
 };
@@ -62,6 +64,7 @@ Validate(Options & o)
   ApplyThreads(o.threads);
   ValidateProjectionOptions(o);
   ValidatePreprocessingOptions(o.preprocessing);
+  ValidateMemoryBudget(o.memoryBudget);
   CheckImageOutput("--output", o.output);
   CheckReadableFile("--signal", o.signal, "phase file");
   if (!o.input.empty())
@@ -217,7 +220,7 @@ Reconstruct(Options & o)
     need.Add("projection stacks (4 working)", FloatBytes(inputs.ReadingBytes() / sizeof(float), 4));
     need.Add("spatial TV volumes", FloatBytes(voxels, 5));
     need.remedy = "give a smaller volume (--dimension, or a coarser --spacing) or fewer --frames";
-    CheckMemory("the 4D reconstruction", need);
+    CheckMemoryBudget(o.memoryBudget, "the 4D reconstruction", need);
   }
   if (!initial)
     initial = ZeroSeries(o);
@@ -339,6 +342,7 @@ main(int argc, char ** argv)
     ->capture_default_str();
   app.add_option("--hardware", o.hardware, "cpu or cuda (a CUDA build and device)")->capture_default_str();
   app.add_flag("-v,--verbose", o.verbose, "Print what is done, each frame's projections and the residual of each iteration");
+  AddMemoryBudgetOptions(app, o.memoryBudget, slicer, WholeRunMemoryHelp(), false);
   AddCommonOptions(app, o.threads);
   slicer["--like"] = SlicerIo("image", "input", "Output");
   slicer["--direction"] = SlicerIn("Output", "double-vector");

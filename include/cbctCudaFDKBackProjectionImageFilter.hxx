@@ -54,10 +54,14 @@ CudaFDKBackProjectionImageFilter<TImage>::GPUGenerateData()
   }
 
   const auto & buffered = projections->GetBufferedRegion();
-  const auto * data = static_cast<const float *>(projections->GetCudaDataManager()->DeviceBufferForRead());
-  const auto firstProjection = static_cast<unsigned int>(buffered.GetIndex(2) - projections->GetLargestPossibleRegion().GetIndex(2));
-  const int total = static_cast<int>(buffered.GetSize(2));
+  const auto range = this->ProjectionsToBackProject(projections); // SetProjectionRange()'s, or all buffered
   const int width = static_cast<int>(buffered.GetSize(0)), height = static_cast<int>(buffered.GetSize(1));
+  const auto firstSlice = static_cast<std::size_t>(
+    range.first - static_cast<itk::SizeValueType>(buffered.GetIndex(2) - projections->GetLargestPossibleRegion().GetIndex(2)));
+  const auto * data = static_cast<const float *>(projections->GetCudaDataManager()->DeviceBufferForRead()) +
+                      firstSlice * static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  const auto firstProjection = static_cast<unsigned int>(range.first);
+  const int total = static_cast<int>(range.second);
   const auto matrices = this->ComputeProjectionMatrices(output, projections, firstProjection, static_cast<unsigned int>(total));
 
   CudaBackProjectionLaunch launch;

@@ -220,6 +220,11 @@ void
 CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
 {
   const auto generateStart = std::chrono::steady_clock::now();
+  if (this->GetProjectionsPerBatch() > 0 &&
+      this->GetProjectionsPerBatch() < this->GetInput(1)->GetLargestPossibleRegion().GetSize(2))
+    ThrowBadParameter("CUDA FDK projections per batch", this->GetProjectionsPerBatch(),
+                      "0: the CUDA filter takes the rows of every projection at once and streams them to the "
+                      "device in batches itself");
   this->AllocateOutputs();
   TImage * output = this->GetOutput();
   const TImage * volume = this->GetInput(0);

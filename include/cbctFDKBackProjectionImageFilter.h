@@ -8,6 +8,7 @@
 
 #include <itkInPlaceImageFilter.h>
 
+#include <utility>
 #include <vector>
 
 namespace cbct
@@ -104,6 +105,23 @@ public:
   {
     return m_Mask;
   }
+  /** Backprojects only projections [first, first + count) of the stack (indices from the stack's first
+   * projection; count 0, the default: all of them). The input is asked for those projections alone,
+   * so that a pipeline of projections streams them in batches (FDKConeBeamReconstructionFilter's
+   * SetProjectionsPerBatch()); a batch that starts at a multiple of BackProjectionBatch adds to each
+   * voxel exactly what the same projections add within a whole stack. */
+  void
+  SetProjectionRange(itk::SizeValueType first, itk::SizeValueType count);
+  itk::SizeValueType
+  GetProjectionRangeFirst() const
+  {
+    return m_ProjectionRangeFirst;
+  }
+  itk::SizeValueType
+  GetProjectionRangeCount() const
+  {
+    return m_ProjectionRangeCount;
+  }
 
   /** Input 1: the (weighted, filtered) projection stack. */
   void
@@ -161,6 +179,12 @@ protected:
   void
   AfterThreadedGenerateData() override;
 
+  /** The projections to backproject, [first, first + count) as indices of the stack's largest
+   * possible region along its third axis: the buffered ones, within SetProjectionRange()'s when one is
+   * set (then the input must hold them all). */
+  std::pair<itk::SizeValueType, itk::SizeValueType>
+  ProjectionsToBackProject(const ProjectionImageType * projections) const;
+
   GeometryType::ConstPointer m_Geometry;
 
 private:
@@ -181,10 +205,13 @@ private:
          typename TOutputImage::IndexType index, int run, int zFirst, int zEnd) const;
 
   std::vector<ConeProjection> m_Matrices;
+  std::size_t m_FirstBufferedSlice = 0; // slice of the projections' buffer that holds m_Matrices[0]'s projection
   bool m_ColumnsAlongY = true;
   FieldOfViewMode m_FieldOfView = FieldOfViewMode::Off;
   GeometryType::ConstPointer m_FieldOfViewGeometry;
   FieldOfViewMask m_Mask;
+  itk::SizeValueType m_ProjectionRangeFirst = 0;
+  itk::SizeValueType m_ProjectionRangeCount = 0;
 };
 
 } // namespace cbct

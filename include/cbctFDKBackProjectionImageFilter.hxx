@@ -87,6 +87,40 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::FDKBackProjectionImageF
 
 template <typename TInputImage, typename TOutputImage>
 void
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::SetProjectionRange(itk::SizeValueType first,
+                                                                           itk::SizeValueType count)
+{
+  if (first != m_ProjectionRangeFirst || count != m_ProjectionRangeCount)
+  {
+    m_ProjectionRangeFirst = first;
+    m_ProjectionRangeCount = count;
+    this->Modified();
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+std::pair<itk::SizeValueType, itk::SizeValueType>
+FDKBackProjectionImageFilter<TInputImage, TOutputImage>::ProjectionsToBackProject(
+  const ProjectionImageType * projections) const
+{
+  const auto & buffered = projections->GetBufferedRegion();
+  const auto firstBuffered =
+    static_cast<itk::SizeValueType>(buffered.GetIndex(2) - projections->GetLargestPossibleRegion().GetIndex(2));
+  itk::SizeValueType first = firstBuffered, end = firstBuffered + buffered.GetSize(2);
+  if (m_ProjectionRangeCount > 0)
+  {
+    first = std::max(first, m_ProjectionRangeFirst);
+    end = std::min(end, m_ProjectionRangeFirst + m_ProjectionRangeCount);
+    if (first != m_ProjectionRangeFirst || end != m_ProjectionRangeFirst + m_ProjectionRangeCount)
+      itkExceptionMacro(<< "projections [" << m_ProjectionRangeFirst << ", " << m_ProjectionRangeFirst + m_ProjectionRangeCount
+                        << ") were asked for, but the input holds [" << firstBuffered << ", "
+                        << firstBuffered + buffered.GetSize(2) << ")");
+  }
+  return { first, end > first ? end - first : 0 };
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
 FDKBackProjectionImageFilter<TInputImage, TOutputImage>::VerifyPreconditions() ITKv5_CONST
 {
   Superclass::VerifyPreconditions();
@@ -220,6 +254,18 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedR
     region.SetIndex(0, whole.GetIndex(0));
     region.SetIndex(1, whole.GetIndex(1));
   }
+  if (m_ProjectionRangeCount > 0)
+  {
+    region.SetIndex(2, projections->GetLargestPossibleRegion().GetIndex(2) +
+                         static_cast<itk::IndexValueType>(m_ProjectionRangeFirst));
+    region.SetSize(2, m_ProjectionRangeCount);
+    if (!projections->GetLargestPossibleRegion().IsInside(region))
+      ThrowBadParameter("FDK backprojection's projection range",
+                        "[" + std::to_string(m_ProjectionRangeFirst) + ", " +
+                          std::to_string(m_ProjectionRangeFirst + m_ProjectionRangeCount) + ")",
+                        "projections of the stack of " +
+                          std::to_string(projections->GetLargestPossibleRegion().GetSize(2)));
+  }
   projections->SetRequestedRegion(region);
 }
 
@@ -228,11 +274,12 @@ void
 FDKBackProjectionImageFilter<TInputImage, TOutputImage>::BeforeThreadedGenerateData()
 {
   const auto * projections = static_cast<const ProjectionImageType *>(this->itk::ProcessObject::GetInput(1));
-  m_Matrices = this->ComputeProjectionMatrices(this->GetOutput(),
-                                               projections,
-                                               static_cast<unsigned int>(projections->GetBufferedRegion().GetIndex(2) -
-                                                                         projections->GetLargestPossibleRegion().GetIndex(2)),
-                                               static_cast<unsigned int>(projections->GetBufferedRegion().GetSize(2)));
+  const auto range = this->ProjectionsToBackProject(projections);
+  m_FirstBufferedSlice = static_cast<std::size_t>(range.first) -
+                         static_cast<std::size_t>(projections->GetBufferedRegion().GetIndex(2) -
+                                                  projections->GetLargestPossibleRegion().GetIndex(2));
+  m_Matrices = this->ComputeProjectionMatrices(
+    this->GetOutput(), projections, static_cast<unsigned int>(range.first), static_cast<unsigned int>(range.second));
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -291,7 +338,7 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateDataInColumns()
   const int nx = static_cast<int>(buffered.GetSize(0)), ny = static_cast<int>(buffered.GetSize(1));
   const std::size_t slice = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
   // Only float stacks come here (GenerateData()); the cast keeps other instantiations compiling.
-  const auto * data = reinterpret_cast<const float *>(projections->GetBufferPointer());
+  const auto * data = reinterpret_cast<const float *>(projections->GetBufferPointer()) + m_FirstBufferedSlice * slice;
   const auto region = output->GetRequestedRegion();
   auto * threader = this->GetMultiThreader();
   const std::size_t count = m_Matrices.size();
@@ -326,7 +373,7 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateDataInColumns()
         auto piece = region;
         piece.SetIndex(2, region.GetIndex(2) + static_cast<itk::IndexValueType>(s * SlabSlices));
         piece.SetSize(2, std::min(SlabSlices, region.GetSize(2) - s * SlabSlices));
-        if (b == 0 && input != output)
+        if (b == 0 && !this->GetRunningInPlace())
           itk::ImageAlgorithm::Copy(input, output, piece, piece);
         this->BackProjectColumns(stack, first, n, piece);
       },
@@ -457,7 +504,7 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerate
 {
   const TInputImage * input = this->GetInput(0);
   TOutputImage * output = this->GetOutput();
-  if (input != output)
+  if (!this->GetRunningInPlace())
     itk::ImageAlgorithm::Copy(input, output, region, region);
 
   const auto * projections = static_cast<const ProjectionImageType *>(this->itk::ProcessObject::GetInput(1));
@@ -465,7 +512,7 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerate
   const int nx = static_cast<int>(buffered.GetSize(0)), ny = static_cast<int>(buffered.GetSize(1));
   const int firstColumn = static_cast<int>(buffered.GetIndex(0)), firstRow = static_cast<int>(buffered.GetIndex(1));
   const std::size_t slice = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
-  const auto * data = projections->GetBufferPointer();
+  const auto * data = projections->GetBufferPointer() + m_FirstBufferedSlice * slice;
   itk::TotalProgressReporter progress(this, output->GetRequestedRegion().GetNumberOfPixels());
 
   // Runs of BackProjectionRun voxels along z, aligned to absolute z, each stepped from its first

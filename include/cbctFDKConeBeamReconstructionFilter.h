@@ -1,6 +1,7 @@
 #ifndef cbctFDKConeBeamReconstructionFilter_h
 #define cbctFDKConeBeamReconstructionFilter_h
 
+#include "cbctBufferedImageSource.h"
 #include "cbctFDKBackProjectionImageFilter.h"
 #include "cbctFDKStageTimes.h"
 #include "cbctFDKWeightProjectionFilter.h"
@@ -102,6 +103,15 @@ public:
     return m_BackProjectionFilter->GetFieldOfView();
   }
 
+  /** Weights, filters and backprojects the projections in batches of this many (0, the default: all
+   * at once), each batch asked of the projections input alone, as RTK's ProjectionSubsetSize: a
+   * pipeline that reads the projections from disk then holds one batch of the detector rows a piece
+   * of the volume needs, not all of them. 0 or a multiple of BackProjectionBatch (64), so that every
+   * voxel sums the same projections in the same order: the volume is the same, bit for bit. */
+  void
+  SetProjectionsPerBatch(itk::SizeValueType projections);
+  itkGetConstMacro(ProjectionsPerBatch, itk::SizeValueType);
+
   // The stage times (summed over pieces): FDKStageTimes.
 
 protected:
@@ -133,6 +143,9 @@ private:
   typename WeightFilterType::Pointer m_WeightFilter;
   typename RampFilterType::Pointer m_RampFilter;
   typename BackProjectionFilterType::Pointer m_BackProjectionFilter;
+  itk::SizeValueType m_ProjectionsPerBatch = 0;
+  // Hands the sum of the batches so far to the backprojection of the next batch.
+  typename BufferedImageSource<TOutputImage>::Pointer m_SumSource;
 };
 
 } // namespace cbct

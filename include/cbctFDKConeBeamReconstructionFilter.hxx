@@ -1,7 +1,9 @@
 #ifndef cbctFDKConeBeamReconstructionFilter_hxx
 #define cbctFDKConeBeamReconstructionFilter_hxx
 
+#include "cbctBufferedImageSource.h"
 #include "cbctHelicalOrbit.h"
+#include "cbctInputChecks.h"
 
 #include <itkCommand.h>
 #include <itkProgressAccumulator.h>
@@ -56,6 +58,7 @@ FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::FDKConeBeamReconstru
 {
   this->SetNumberOfRequiredInputs(2);
   this->SetStages(WeightFilterType::New(), RampFilterType::New(), BackProjectionFilterType::New());
+  m_SumSource = BufferedImageSource<TOutputImage>::New();
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -86,6 +89,21 @@ FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::SetGeometry(const Ge
   m_WeightFilter->SetGeometry(geometry);
   m_BackProjectionFilter->SetGeometry(geometry);
   this->Modified();
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::SetProjectionsPerBatch(itk::SizeValueType projections)
+{
+  if (projections % BackProjectionBatch != 0)
+    ThrowBadParameter("FDK projections per batch", projections,
+                      "0 (all at once) or a multiple of " + std::to_string(BackProjectionBatch) +
+                        ", so that each voxel sums the same projections in the same order");
+  if (projections != m_ProjectionsPerBatch)
+  {
+    m_ProjectionsPerBatch = projections;
+    this->Modified();
+  }
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -123,6 +141,12 @@ FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::GenerateInputRequest
   // this output region projects onto, the ramp filter widens them to whole rows.
   auto * volume = const_cast<TInputImage *>(this->GetInput(0));
   volume->SetRequestedRegion(this->GetOutput()->GetRequestedRegion());
+  // In batches, the projections are asked for the first one here and for the others in GenerateData().
+  const itk::SizeValueType count = this->GetInput(1)->GetLargestPossibleRegion().GetSize(2);
+  if (m_ProjectionsPerBatch > 0 && m_ProjectionsPerBatch < count)
+    m_BackProjectionFilter->SetProjectionRange(0, m_ProjectionsPerBatch);
+  else
+    m_BackProjectionFilter->SetProjectionRange(0, 0);
   m_BackProjectionFilter->GetOutput()->SetRequestedRegion(this->GetOutput()->GetRequestedRegion());
   m_BackProjectionFilter->GetOutput()->PropagateRequestedRegion();
 }
@@ -135,18 +159,68 @@ FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::GenerateData()
   m_WeightFilter->UpdateProgress(0.f);
   m_RampFilter->UpdateProgress(0.f);
   m_BackProjectionFilter->UpdateProgress(0.f);
-  auto progress = itk::ProgressAccumulator::New();
-  progress->SetMiniPipelineFilter(this);
-  progress->RegisterInternalFilter(m_WeightFilter, 0.05f);
-  progress->RegisterInternalFilter(m_RampFilter, 0.15f);
-  progress->RegisterInternalFilter(m_BackProjectionFilter, 0.8f);
+  const itk::SizeValueType count = this->GetInput(1)->GetLargestPossibleRegion().GetSize(2);
+  const itk::SizeValueType perBatch =
+    m_ProjectionsPerBatch > 0 && m_ProjectionsPerBatch < count ? m_ProjectionsPerBatch : count;
+  const itk::SizeValueType batches = (count + perBatch - 1) / perBatch;
+  if (batches <= 1)
+  {
+    auto progress = itk::ProgressAccumulator::New();
+    progress->SetMiniPipelineFilter(this);
+    progress->RegisterInternalFilter(m_WeightFilter, 0.05f);
+    progress->RegisterInternalFilter(m_RampFilter, 0.15f);
+    progress->RegisterInternalFilter(m_BackProjectionFilter, 0.8f);
+    m_BackProjectionFilter->GetOutput()->SetRequestedRegion(this->GetOutput()->GetRequestedRegion());
+    m_BackProjectionFilter->Update();
+    this->GraftOutput(m_BackProjectionFilter->GetOutput());
+    // Free the filtered projections of this piece before the next one is made.
+    m_WeightFilter->GetOutput()->ReleaseData();
+    m_RampFilter->GetOutput()->ReleaseData();
+    return;
+  }
 
-  m_BackProjectionFilter->GetOutput()->SetRequestedRegion(this->GetOutput()->GetRequestedRegion());
-  m_BackProjectionFilter->Update();
+  // Batch by batch: the backprojection of each batch adds to the sum of the ones before, in place
+  // (the first adds to input 0, which stays the caller's). Each batch's update asks the projections
+  // input for its projections alone, so that a pipeline reading them from disk reads that batch.
+  // Progress: per batch.
+  struct Rewire // back to the wiring of the next pass, also when a batch fails
+  {
+    Self * self;
+    ~Rewire()
+    {
+      self->m_BackProjectionFilter->SetInput(0, self->GetInput(0));
+      self->m_BackProjectionFilter->SetInPlace(false);
+      self->m_BackProjectionFilter->SetProjectionRange(0, 0);
+      self->m_SumSource->GetOutput()->ReleaseData();
+    }
+  } rewire{ this };
+  typename TOutputImage::Pointer sum;
+  for (itk::SizeValueType b = 0; b < batches; ++b)
+  {
+    m_BackProjectionFilter->SetProjectionRange(b * perBatch, std::min(perBatch, count - b * perBatch));
+    if (b > 0)
+    {
+      // The sum so far, as a slab of the volume (an image without a source would become its buffer).
+      m_SumSource->SetImage(sum);
+      m_BackProjectionFilter->SetInput(0, m_SumSource->GetOutput());
+      m_BackProjectionFilter->SetInPlace(true);
+    }
+    m_BackProjectionFilter->GetOutput()->SetRequestedRegion(this->GetOutput()->GetRequestedRegion());
+    m_BackProjectionFilter->Update();
+    sum = TOutputImage::New(); // the same voxels, as the next batch's input
+    sum->Graft(m_BackProjectionFilter->GetOutput());
+    m_SumSource->GetOutput()->ReleaseData(); // the previous sum's buffer: now the output's alone
+    m_WeightFilter->GetOutput()->ReleaseData();
+    m_RampFilter->GetOutput()->ReleaseData();
+    this->UpdateProgress(static_cast<float>(b + 1) / static_cast<float>(batches));
+    if (this->GetAbortGenerateData())
+    {
+      itk::ProcessAborted aborted(__FILE__, __LINE__);
+      aborted.SetDescription(std::string("Object ") + this->GetNameOfClass() + ": AbortGenerateDataOn");
+      throw aborted;
+    }
+  }
   this->GraftOutput(m_BackProjectionFilter->GetOutput());
-  // Free the filtered projections of this piece before the next one is made.
-  m_WeightFilter->GetOutput()->ReleaseData();
-  m_RampFilter->GetOutput()->ReleaseData();
 }
 
 template <typename TInputImage, typename TOutputImage>

@@ -647,3 +647,34 @@ cbct_bad_input_test(import_unrecognised cbct-import "INPUT \\.: no scanner scan 
   . -o out.mha -g out.xml)
 cbct_bad_input_test(import_missing cbct-import "INPUT is 'nowhere'. expected an existing scan folder or file"
   nowhere -o out.mha -g out.xml)
+
+# cbct-fdk within a memory budget (--memory): projections streamed from their files, the volume written
+# slab by slab (.mha, .nhdr, a TIFF stack of one file per slice), each bit for bit the in-memory
+# volume (cbctSameVoxels compares the voxels, headers aside), peak resident memory within 1.1 x the
+# budget; under mpirun too. And the refusals: a size that is none, a budget below the program's own
+# memory, a budget too small for one row of voxels (naming the budget needed).
+add_executable(cbctSameVoxels ${cbct_app_tests}/cbctSameVoxels.cxx)
+target_link_libraries(cbctSameVoxels PRIVATE ConeBeamCT ${ITK_LIBRARIES})
+set(cbct_memory_mpi)
+if(CBCT_USE_MPI AND MPIEXEC_EXECUTABLE)
+  set(cbct_memory_mpi ${MPIEXEC_EXECUTABLE})
+endif()
+add_test(NAME apps.memory_budget
+  COMMAND ${CBCT_BASH} ${cbct_app_tests}/memory_budget.sh ${cbct_bin} ${cbct_app_work}/memory_budget ${cbct_memory_mpi})
+set_tests_properties(apps.memory_budget PROPERTIES TIMEOUT 300 PROCESSORS 2)
+cbct_bad_input_test(fdk_memory_size cbct-fdk "--memory is '8X'. expected a memory size > 0 such as 8G, 512M"
+  ${recon_inputs} --memory 8X)
+cbct_bad_input_test(fdk_gpu_memory_size cbct-fdk "--gpu-memory is 'lots'. expected a memory size > 0"
+  ${recon_inputs} --gpu-memory lots)
+cbct_bad_input_test(fdk_memory_below_program cbct-fdk "--memory 10M is less than the [0-9.]+ MiB the program itself holds"
+  ${recon_inputs} --memory 10M)
+cbct_bad_input_test(fdk_memory_too_small cbct-fdk
+  "a memory budget of 300 MiB .--memory 300M. is too small for this reconstruction: its smallest plan .slabs of one row of voxels along y, batches of 10 projections. needs [0-9.]+ MiB besides the [0-9.]+ MiB the program holds. expected --memory [0-9.]+[MG] or more"
+  -g g10.xml --projections p10.mha -o out.mha --dimension 8000 --spacing 0.02 --memory 300M)
+# The apps that hold their projections and volumes whole refuse a run whose buffers exceed --memory.
+cbct_bad_input_test(sart_memory_too_small cbct-sart
+  "--memory 100M: the reconstruction needs at least [0-9.]+ MiB .* besides the [0-9.]+ MiB the program holds"
+  -g g10.xml --projections p10.mha -o out.mha --dimension 400 --spacing 0.5 --memory 100M)
+cbct_bad_input_test(fourdfdk_memory_too_small cbct-fourdfdk
+  "--memory 100M: the 4D reconstruction needs at least [0-9.]+ MiB .* besides the [0-9.]+ MiB the program holds"
+  -g g10.xml --projections p10.mha --signal p10_phases.txt --frames 2 -o out.mha --dimension 300 --spacing 0.5 --memory 100M)

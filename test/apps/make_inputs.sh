@@ -8,6 +8,7 @@ mkdir -p "$work"
 cd "$work"
 "$bin/cbct-simulate" --nproj 10 --detector-size 32 --detector-spacing 8 -g g10.xml -o p10.mha
 "$bin/cbct-simulate" --nproj 12 --detector-size 32 --detector-spacing 8 -g g12.xml -o p12.mha
+for i in $(seq 0 9); do echo 0.$i; done >p10_phases.txt # a phase per projection of p10.mha
 # A helix of 4 turns at pitch 1 (the source and detector moving along y), and a phase per projection.
 "$bin/cbct-simulate" --nproj 40 --arc 1440 --helical 1 --detector-size 32,8 --detector-spacing 8 -g gh40.xml -o ph40.mha
 for i in $(seq 1 40); do echo 0.25; done >ph40_phases.txt

@@ -1,15 +1,22 @@
 #ifndef cbctBufferedImageSource_h
 #define cbctBufferedImageSource_h
 
-// An image already in memory, handed to a pipeline with its largest possible region kept. An image
-// without a source takes its buffered region for its largest possible one when a pipeline updates;
-// a band of detector rows read for an MPI rank must instead stay a band of the whole projections, so
-// that the filters after it (cropping, I0 from whole projections) see the whole detector's grid.
 #include <itkImageSource.h>
 
-namespace cbct::apps
+namespace cbct
 {
 
+/** \class BufferedImageSource
+ * \brief An image already in memory, handed to a pipeline with its largest possible region kept.
+ *
+ * An image without a source takes its buffered region for its largest possible one when a pipeline
+ * updates. A band of detector rows read for an MPI rank must instead stay a band of the whole
+ * projections, so that the filters after it (cropping, I0 from whole projections) see the whole
+ * detector's grid; and a slab of the volume summed over a batch of projections must stay a slab of the
+ * volume for the next batch (FDKConeBeamReconstructionFilter). The output is the image itself
+ * (grafted): a filter running in place on it writes into the image's buffer.
+ * \ingroup ConeBeamCT
+ */
 template <typename TImage>
 class BufferedImageSource : public itk::ImageSource<TImage>
 {
@@ -69,6 +76,6 @@ private:
   typename TImage::Pointer m_Image;
 };
 
-} // namespace cbct::apps
+} // namespace cbct
 
 #endif
