@@ -81,3 +81,19 @@ cbct_build() {
   cbct_log "build: ${*:-all} (-j $jobs)"
   cmake --build "$CBCT_BUILD" -j "$jobs" "${targets[@]}"
 }
+
+# cbct_check_no_test_files TMPDIR WORKDIR...: fails, listing them, when what tests left behind is
+# found: anything in TMPDIR (the tests' temporary directory), any file in the WORKDIRs (the app tests'
+# folders in a build tree, whose empty parents may stay).
+cbct_check_no_test_files() {
+  local left tmp=$1
+  shift
+  left=$( (find "$tmp" -mindepth 1 -maxdepth 2
+           for folder in "$@"; do [ -d "$folder" ] && find "$folder" -mindepth 1 ! -type d; done) | head -n 40)
+  if [ -n "$left" ]; then
+    echo "error: tests left files behind (each test removes its own folder when it ends; CBCT_KEEP_TEST_FILES=1 keeps them):" >&2
+    echo "$left" >&2
+    return 1
+  fi
+  cbct_log "no test left files behind ($tmp $*)"
+}

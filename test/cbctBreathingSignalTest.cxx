@@ -385,7 +385,7 @@ TEST(BreathingSignal, BadInputsAreRefused)
 
 TEST(BreathingSignal, BadSignalFilesAreRefused)
 {
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = cbct::test::CurrentTestFolder().string() + "/";
   auto write = [&](const std::string & name, const std::string & text) {
     std::ofstream(dir + name) << text;
     return dir + name;

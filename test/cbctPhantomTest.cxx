@@ -76,7 +76,7 @@ TEST(Phantom, SheppLoganVoxelization)
 
 TEST(Phantom, ReadsEllipsoidsFromAFile)
 {
-  const std::string path = ::testing::TempDir() + "cbct_phantom.txt";
+  const std::string path = cbct::test::TestFile("phantom.txt");
   std::ofstream(path) << "# two ellipsoids\nellipsoid 1.0  0 0 0  40 50 30  15\n\nellipsoid -0.5 5 5 5 10 10 10 # inner\n";
   auto phantom = GeometricPhantom::New();
   phantom->ReadFromFile(path);
@@ -89,7 +89,7 @@ TEST(Phantom, ReadsEllipsoidsFromAFile)
 TEST(PhantomBadInput, FilesAndValues)
 {
   auto phantom = GeometricPhantom::New();
-  const std::string path = ::testing::TempDir() + "cbct_bad_phantom.txt";
+  const std::string path = cbct::test::TestFile("bad_phantom.txt");
   std::ofstream(path) << "ellipsoid 1 0 0 0 10 10\n";
   try
   {

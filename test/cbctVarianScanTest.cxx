@@ -66,17 +66,13 @@ HndHeader(double angle, double posLat = -14.8)
   return d;
 }
 
-/** A fresh empty folder under the system's temporary folder, removed at the end of the test. */
+/** A fresh empty folder in the running test's folder (cbctTestFolder.h: removed when the test ends). */
 struct TemporaryFolder
 {
   fs::path path;
   explicit TemporaryFolder(const std::string & name)
-  {
-    path = fs::temp_directory_path() / ("cbctVarianScanTest-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TemporaryFolder() { fs::remove_all(path); }
+    : path(test::FreshSubfolder(name))
+  {}
 };
 
 void

@@ -4,6 +4,10 @@ find_program(CBCT_BASH bash REQUIRED)
 set(cbct_app_tests ${PROJECT_SOURCE_DIR}/test/apps)
 set(cbct_app_work ${CMAKE_BINARY_DIR}/test/apps)
 set(cbct_bin $<TARGET_FILE_DIR:cbct-fdk>)
+# Each test writes in its own folder of ${cbct_app_work}, removed when it ends, passed or failed
+# (CBCT_KEEP_TEST_FILES=1 keeps it): a shell script through test_folder.sh's cbct_test_folder, any
+# other command run by test_folder.sh itself (cbct_in_test_folder DIR COMMAND...).
+set(cbct_in_test_folder ${CBCT_BASH} ${cbct_app_tests}/test_folder.sh)
 
 # --help on every app: usage on stdout, exit code 0.
 foreach(app IN LISTS cbct_apps)
@@ -98,6 +102,9 @@ set_tests_properties(apps.write_safety PROPERTIES TIMEOUT 300)
 add_test(NAME apps.bad_input.setup
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/make_inputs.sh ${cbct_bin} ${cbct_app_work}/bad_input)
 set_tests_properties(apps.bad_input.setup PROPERTIES FIXTURES_SETUP cbct_bad_input)
+# The bad-input tests share the inputs' folder: removed after the last of them (CBCT_KEEP_TEST_FILES=1 keeps it).
+add_test(NAME apps.bad_input.cleanup COMMAND ${cbct_in_test_folder} --remove ${cbct_app_work}/bad_input)
+set_tests_properties(apps.bad_input.cleanup PROPERTIES FIXTURES_CLEANUP cbct_bad_input)
 
 # cbct_bad_input_test(NAME APP PATTERN ARGUMENTS...): APP ARGUMENTS must fail with exit code 1 and one
 # line "APP: error: ..." matching PATTERN, and leave no output: an argument "out.EXT" becomes
@@ -548,7 +555,8 @@ if(Python3_Interpreter_FOUND)
     add_test(NAME apps.${app}.slicer_xml
       COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py xml $<TARGET_FILE:${app}> ${cbct_slicer_xml_options})
     add_test(NAME apps.${app}.slicer_run
-      COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py run $<TARGET_FILE:${app}> ${cbct_bin}
+      COMMAND ${cbct_in_test_folder} ${cbct_app_work}/slicer_run/${app}
+              ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py run $<TARGET_FILE:${app}> ${cbct_bin}
               ${cbct_app_work}/slicer_run/${app} ${cbct_slicer_run_options})
     set_tests_properties(apps.${app}.slicer_xml PROPERTIES LABELS slicer)
     set_tests_properties(apps.${app}.slicer_run PROPERTIES LABELS slicer TIMEOUT 300 SKIP_RETURN_CODE 77)
@@ -568,7 +576,8 @@ if(TARGET cbct-view AND Python3_Interpreter_FOUND)
   find_program(CBCT_XVFB_RUN xvfb-run)
   if(CBCT_XVFB_RUN OR DEFINED ENV{DISPLAY})
     add_test(NAME apps.cbct-view.screenshot
-      COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/view_check.py $<TARGET_FILE:cbct-view>
+      COMMAND ${cbct_in_test_folder} ${cbct_app_work}/view
+              ${Python3_EXECUTABLE} ${cbct_app_tests}/view_check.py $<TARGET_FILE:cbct-view>
               ${cbct_app_work}/view "${CBCT_XVFB_RUN}")
     set_tests_properties(apps.cbct-view.screenshot PROPERTIES TIMEOUT 120)
   else()
@@ -581,7 +590,8 @@ endif()
 # screenshot, and not in the old full-range window; labels are drawn; the window keys work.
 if(Python3_Interpreter_FOUND)
   add_test(NAME apps.view_contrast
-    COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/view_contrast.py ${cbct_bin} ${cbct_app_work}/view_contrast
+    COMMAND ${cbct_in_test_folder} ${cbct_app_work}/view_contrast
+            ${Python3_EXECUTABLE} ${cbct_app_tests}/view_contrast.py ${cbct_bin} ${cbct_app_work}/view_contrast
             "${CBCT_XVFB_RUN}")
   set_tests_properties(apps.view_contrast PROPERTIES TIMEOUT 120)
 endif()

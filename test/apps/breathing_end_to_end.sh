@@ -9,9 +9,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 
 scan=(--nproj 90 --detector-size 48 --detector-spacing 4)
 echo "== a breathing scan: 3 cycles, the small ellipsoids 4 and 5 moving 15 mm along y"

@@ -11,9 +11,8 @@
 set -u
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work" || exit 1
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 status=0
 fail() {
   echo "FAIL: $*"

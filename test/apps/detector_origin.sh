@@ -9,9 +9,9 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work/series"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
+mkdir -p series
 
 scan=(--nproj 90 --detector-size 96 --detector-spacing 2.5 --sid 1000 --sdd 1500)
 grid=(--dimension 48 --spacing 2.5)

@@ -8,9 +8,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 . "$(dirname "$0")/check_quality.sh"
 
 scan=(--nproj 360 --detector-size 200 --detector-spacing 1.2 --sid 1000 --sdd 1500)

@@ -10,9 +10,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 
 "$bin/cbct-simulate" --nproj 20 --detector-size 64 --detector-spacing 3 --phantom shepplogan --phantom-scale 60 \
   -g g.xml -o p.mha >/dev/null

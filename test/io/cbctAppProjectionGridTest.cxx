@@ -46,7 +46,7 @@ struct Options
 std::string
 Temporary(const std::string & name)
 {
-  return ::testing::TempDir() + "cbctAppProjectionGrid_" + name;
+  return cbct::test::TestFile(name);
 }
 
 ImageType::Pointer
