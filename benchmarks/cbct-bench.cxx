@@ -5,7 +5,7 @@
 //   L: 2048^3 volume from 1200 projections of 2048x2048 (several GPUs, MPI)
 // --method emission: the emission (SPECT) problem E, a 128^3 activity from 120 parallel views of 128^2
 // with attenuation and collimator blur: forward and back projection, one OSEM iteration of 8 subsets.
-// --method fourd: 4D FDK (issue 28), 10 frames of 512^3 from 1440 projections of 512^2 over 10 breathing
+// --method fourd: 4D FDK of a respiratory-correlated scan, 10 frames of 512^3 from 1440 projections of 512^2 over 10 breathing
 // cycles, each projection backprojected once (4x S), timed host to host.
 // --method fourdrooster: one 4D ROOSTER iteration on that problem (RTK's defaults: 4 conjugate
 // gradient steps, 10 TV steps in space and in time, positivity), the data on the device.
@@ -74,7 +74,7 @@ main(int argc, char * argv[])
                  "fdk; iterative: forward and back projections of both projector pairs and one OS-SART iteration (CUDA); "
                  "emission: problem E (SPECT, 128^3 from 120 views of 128^2, attenuation and collimator blur), forward and "
                  "back projection and one OSEM iteration of 8 subsets; tv: one iteration of ASD-POCS and of ADMM-TV (CUDA; "
-                 "with --views 60 for a few-view S); fourd: issue 28's 4D FDK, 10 frames of 512^3 from 1440 x 512^2 over 10 "
+                 "with --views 60 for a few-view S); fourd: 4D FDK of a breathing scan, 10 frames of 512^3 from 1440 x 512^2 over 10 "
                  "breathing cycles; fourdrooster: one 4D ROOSTER iteration on that problem (CUDA; the CPU takes hours); "
                  "rings: ring removal of S's projections (360 x 512^2, or --views), the sorting and the wavelet-Fourier "
                  "filters")

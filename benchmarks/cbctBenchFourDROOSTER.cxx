@@ -17,7 +17,7 @@ namespace cbct::bench
 {
 namespace
 {
-/** One 4D ROOSTER iteration (issue 28) on FourDProblem: 10 frames of 512^3 from 1440
+/** One 4D ROOSTER iteration on FourDProblem: 10 frames of 512^3 from 1440
  * projections of 512^2 over 10 breathing cycles (each projection seen by the two frames around its
  * phase), RTK's defaults (4 conjugate gradient steps, 10 Chambolle steps of spatial and of temporal
  * TV, positivity), gammas 1e-4. The filter runs runs + 1 iterations; each iteration's time is taken

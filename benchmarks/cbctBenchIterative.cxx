@@ -16,7 +16,7 @@
 namespace cbct::bench
 {
 
-/** Issue 4's measurements on problem p, on the GPU: forward and back projection of all projections
+/** The projectors' speed on problem p, on the GPU: forward and back projection of all projections
  * with each projector pair and variant (GUPS = voxels x projections / s; Joseph: through slice-stack
  * textures (the default) or reading voxels; its exact adjoint gathered (the default) or scattered
  * with atomics in 32-slice slabs or in one pass; the ray caster with a step of one voxel), the voxel-based

@@ -1,6 +1,6 @@
 // VarianScan: each Varian header field turned into RTK's geometry (dictionaries filled by hand, as
 // the XIM/HND ImageIOs fill them, then folders of XIM/HND files written by cbctVarianTestFiles.h), the
-// XML settings, the air normalisation's values, the errors; and the end-to-end check: a
+// XML settings, the air normalisation's values, the errors; and an end-to-end check: a
 // simulated half-fan TrueBeam scan written as XIM counts, read back through VarianScan and
 // ScanImporter, reconstructed by FDK as the direct simulation is.
 #include "cbctFDKConeBeamReconstructionFilter.h"

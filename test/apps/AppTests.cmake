@@ -28,7 +28,7 @@ add_test(NAME apps.detector_origin
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/detector_origin.sh ${cbct_bin} ${cbct_app_work}/detector_origin)
 set_tests_properties(apps.detector_origin PROPERTIES TIMEOUT 300)
 # A detector beside the rotation axis (a header whose spacing alone was negated, a wrong origin) refused by
-# cbct-fdk, a reversed stack and half fans still reconstructed, cbct-sart warning (issue 27, item 7).
+# cbct-fdk, a reversed stack and half fans still reconstructed, cbct-sart warning.
 set(cbct_detector_axis_mpi)
 if(CBCT_USE_MPI AND MPIEXEC_EXECUTABLE)
   set(cbct_detector_axis_mpi ${MPIEXEC_EXECUTABLE}) # and under mpirun
@@ -46,23 +46,23 @@ set_tests_properties(apps.emission_end_to_end PROPERTIES TIMEOUT 300)
 add_test(NAME apps.tv_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/tv_end_to_end.sh ${cbct_bin} ${cbct_app_work}/tv_end_to_end)
 set_tests_properties(apps.tv_end_to_end PROPERTIES TIMEOUT 300)
-# cbct-compare --report DIR (issue 30): the page, its embedded PNG, metrics and provenance; bad DIRs refused.
+# cbct-compare --report DIR: the page, its embedded PNG, metrics and provenance; bad DIRs refused.
 add_test(NAME apps.compare_report
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/compare_report.sh ${cbct_bin} ${cbct_app_work}/compare_report)
 set_tests_properties(apps.compare_report PROPERTIES TIMEOUT 120)
-# A newcomer's first command (issue 30): every iterative app's defaults on a few-view scan, bounds on the MAE.
+# A newcomer's first command: every iterative app's defaults on a few-view scan, bounds on the MAE.
 add_test(NAME apps.first_run_defaults
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/first_run_defaults.sh ${cbct_bin} ${cbct_app_work}/first_run_defaults)
 set_tests_properties(apps.first_run_defaults PROPERTIES TIMEOUT 120)
-# 4D CBCT (issue 28): cbct-simulate --breathing (projections, geometry, the phases file beside).
+# 4D CBCT: cbct-simulate --breathing (projections, geometry, the phases file beside).
 add_test(NAME apps.breathing_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/breathing_end_to_end.sh ${cbct_bin} ${cbct_app_work}/breathing_end_to_end)
 set_tests_properties(apps.breathing_end_to_end PROPERTIES TIMEOUT 300)
-# cbct-fourdfdk (issue 28): a breathing scan to a 4D .mha and one file per frame; bad phase files refused.
+# cbct-fourdfdk: a breathing scan to a 4D .mha and one file per frame; bad phase files refused.
 add_test(NAME apps.fourdfdk_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/fourdfdk_end_to_end.sh ${cbct_bin} ${cbct_app_work}/fourdfdk_end_to_end)
 set_tests_properties(apps.fourdfdk_end_to_end PROPERTIES TIMEOUT 300)
-# cbct-fourdrooster (issue 28): a breathing scan to a 4D .mha, --input and --motionmask; bad inputs refused.
+# cbct-fourdrooster: a breathing scan to a 4D .mha, --input and --motionmask; bad inputs refused.
 add_test(NAME apps.fourdrooster_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/fourdrooster_end_to_end.sh ${cbct_bin} ${cbct_app_work}/fourdrooster_end_to_end)
 set_tests_properties(apps.fourdrooster_end_to_end PROPERTIES TIMEOUT 300 LABELS badinput)
@@ -395,7 +395,7 @@ cbct_bad_input_test(compare_supersampling cbct-compare "--supersampling is 0. ex
 cbct_bad_input_test(slices_window cbct-slices "--max is 0.5. expected a value > --min"
   -i p10.mha -o out.png --min 1 --max 0.5)
 
-# Issue 18: damaged inputs, outputs that are inputs, memory. Inputs from make_inputs.sh and
+# Damaged inputs, outputs that are inputs, memory. Inputs from make_inputs.sh and
 # make_damaged.py. A file cut short names the file and the bytes expected and found, in every format.
 set(short_scan -g g10.xml -o out.mha --dimension 16 --spacing 8)
 foreach(format mha nrrd nii nii.gz tif vtk)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 4D CBCT's breathing simulation (issue 28): cbct-simulate --breathing writes the projections of a phantom
+# 4D CBCT's breathing simulation: cbct-simulate --breathing writes the projections of a phantom
 # whose chosen ellipsoids move, the geometry, and the phase of each projection beside them (default name
 # OUTPUT_phases.txt, or --phases-output); the phases are those of a regular breathing; no movement gives the
 # static projections byte for byte, a movement changes them; irregular cycles are reproducible per seed.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where cbct-fdk puts a detector read from a format without an origin (issue 27, item 8), as a new user
+# Where cbct-fdk puts a detector read from a format without an origin, as a new user
 # runs it: a TIFF stack of a centred scan reconstructs like the same scan in .mha (the detector is
 # centred, -(N-1)/2 * spacing, and --verbose says so), both as one file and as a --path/--regexp
 # series; --new-origin still places the detector (0,0, ITK's origin for TIFF and the old default, puts

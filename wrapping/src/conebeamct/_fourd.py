@@ -1,4 +1,4 @@
-"""4D (respiratory-correlated) FDK: :func:`fourd_fdk`, as ``cbct-fourdfdk`` (issue 28)."""
+"""4D (respiratory-correlated) FDK: :func:`fourd_fdk`, as ``cbct-fourdfdk``."""
 
 from __future__ import annotations
 

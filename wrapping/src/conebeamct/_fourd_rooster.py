@@ -1,4 +1,4 @@
-"""4D ROOSTER: :func:`fourd_rooster`, as ``cbct-fourdrooster`` (issue 28)."""
+"""4D ROOSTER: :func:`fourd_rooster`, as ``cbct-fourdrooster``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The breathing signal and phases from the projections: :func:`breathing_signal`, as ``cbct-signal`` (issue 28)."""
+"""The breathing signal and phases from the projections: :func:`breathing_signal`, as ``cbct-signal``."""
 
 from __future__ import annotations
 
