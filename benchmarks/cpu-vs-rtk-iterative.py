@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CPU iterative reconstructions side by side with RTK's, same problem, same threads, interleaved.
 
-Problem (issue 31, item 6): the Shepp-Logan phantom's exact line integrals, 30 views over 360 deg of
+Problem: the Shepp-Logan phantom's exact line integrals, 30 views over 360 deg of
 256 x 256 pixels of 1 mm (SID 1000, SDD 1500; cbct-simulate's defaults), reconstructed on 64^3 voxels
 of 2 mm. Methods, ours (the apps, --threads) against RTK's filters (itk-rtk wheel, the same number of
 ITK threads):

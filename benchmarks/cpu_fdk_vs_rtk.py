@@ -5,7 +5,7 @@ process, after the projections are read), alternately, on the same number of thr
 medians, their ratio, the CPU time each used (RTK's Update(); cbct-fdk's whole process, reading and
 writing included: a check on a machine shared with other work) and the mean absolute error of both volumes against the Shepp-Logan phantom
 (cbct-compare, 2 x 2 x 2 samples per voxel, central region). One JSON line per repetition and a
-summary line, e.g. (issue 31's problem: 128^3 of 1 mm from 180 projections of 256^2 pixels of 1 mm)
+summary line, e.g. (DESIGN.md's accuracy problem: 128^3 of 1 mm from 180 projections of 256^2 pixels of 1 mm)
 
     /work/rtk-venv/bin/python benchmarks/cpu_fdk_vs_rtk.py --bin build/bin --runs 7 --threads 2
 

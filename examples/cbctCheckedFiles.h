@@ -164,7 +164,7 @@ ReadPixels(const std::string & path, const cbct::ImageFileContents & contents)
  * reader turns the spacing positive and the direction round, keeping the file's spacing in the
  * dictionary as "ITK_original_spacing"), which is the image stored the other way round when the origin
  * is its far end; but a header whose spacing alone was negated describes the mirror image about its
- * first pixel (issue 27: a detector wholly on one side of the rotation axis, MAE 0.34, silently). ITK
+ * first pixel (a detector wholly on one side of the rotation axis: once reconstructed with MAE 0.34, silently). ITK
  * itself calls a negative spacing unsupported; the warning says where the pixels then lie.
  * NIfTI (and Analyze, read by the same ImageIO) defines pixdim as positive and places voxels by its
  * qform or sform, whose own arithmetic (nifti1_io) takes a non-positive pixdim for 1 mm while ITK's

@@ -6,7 +6,7 @@
 // a warning in the iterative apps (CheckDetectorReachesAxis()). The message names the option, the
 // detector's extent in u, where the axis projects, the reach on each side, the projection, and the
 // likely cause read from the files: a negative spacing (ITK flips the axis about the first pixel, so
-// a header whose spacing alone was negated puts the detector beside the axis: issue 27, item 7) or a
+// a header whose spacing alone was negated puts the detector beside the axis) or a
 // wrong origin (the file's, or --new-origin).
 #include "cbctAppSupport.h"
 #include "cbctDetectorAxisMiss.h"

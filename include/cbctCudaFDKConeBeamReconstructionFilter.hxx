@@ -4,6 +4,7 @@
 #include "cbctConstantImageSource.h"
 #include "cbctCudaCheck.h"
 #include "cbctCudaDevice.h"
+#include "cbctCudaFDKPiecePlan.h"
 #include "cbctInputChecks.h"
 #include "cbctRampFilterResponse.h"
 #include "cbctSlabSplit.h"
@@ -13,11 +14,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <exception>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 namespace cbct
 {
@@ -35,6 +33,32 @@ ToBox(const itk::ImageRegion<3> & region)
     box.size[d] = region.GetSize(d);
   }
   return box;
+}
+
+/** `count` pieces of `region` of `volume` (SlabSplit::Tapered), each with the rows of the buffered
+ * projections it projects onto (the 3D and the 4D CUDA FDK's plan). */
+template <typename TBackProjection, typename TImage>
+std::vector<CudaFDKPiece>
+PlanCudaFDKPieces(const TBackProjection * backProjection, const TImage * volume, const typename TImage::RegionType & region,
+                  const TImage * projections, unsigned int count)
+{
+  const auto & stack = projections->GetBufferedRegion();
+  std::vector<CudaFDKPiece> pieces;
+  for (const auto & part : SlabSplit::Tapered(region, count))
+  {
+    CudaFDKPiece piece;
+    piece.box = ToBox(part);
+    const auto needed = backProjection->ComputeProjectionRegion(volume, part, projections);
+    // Keep to the rows in memory (the requested region asked for all of these).
+    const int bufferedFirst = static_cast<int>(stack.GetIndex(1));
+    const int bufferedEnd = bufferedFirst + static_cast<int>(stack.GetSize(1));
+    const int begin = std::max(static_cast<int>(needed.GetIndex(1)), bufferedFirst);
+    const int end = std::min(static_cast<int>(needed.GetIndex(1) + needed.GetSize(1)), bufferedEnd);
+    piece.firstRow = begin;
+    piece.rows = needed.GetNumberOfPixels() == 0 ? 0 : std::max(0, end - begin);
+    pieces.push_back(piece);
+  }
+  return pieces;
 }
 
 } // namespace detail
@@ -126,24 +150,7 @@ template <typename TImage>
 std::vector<CudaFDKPiece>
 CudaFDKConeBeamReconstructionFilter<TImage>::PlanPieces(const typename TImage::RegionType & share, unsigned int count)
 {
-  const TImage * projections = this->GetInput(1);
-  const auto & stack = projections->GetBufferedRegion();
-  std::vector<CudaFDKPiece> pieces;
-  for (const auto & region : SlabSplit::Tapered(share, count))
-  {
-    CudaFDKPiece piece;
-    piece.box = detail::ToBox(region);
-    const auto needed = this->GetBackProjectionFilter()->ComputeProjectionRegion(this->GetOutput(), region, projections);
-    // Keep to the rows in memory (the requested region asked for all of these).
-    const int bufferedFirst = static_cast<int>(stack.GetIndex(1));
-    const int bufferedEnd = bufferedFirst + static_cast<int>(stack.GetSize(1));
-    const int begin = std::max(static_cast<int>(needed.GetIndex(1)), bufferedFirst);
-    const int end1 = std::min(static_cast<int>(needed.GetIndex(1) + needed.GetSize(1)), bufferedEnd);
-    piece.firstRow = begin;
-    piece.rows = needed.GetNumberOfPixels() == 0 ? 0 : std::max(0, end1 - begin);
-    pieces.push_back(piece);
-  }
-  return pieces;
+  return detail::PlanCudaFDKPieces(this->GetBackProjectionFilter(), this->GetOutput(), share, this->GetInput(1), count);
 }
 
 template <typename TImage>
@@ -161,42 +168,20 @@ CudaFDKConeBeamReconstructionFilter<TImage>::ReconstructShare(CudaFDKDevicePipel
   // it shares with its neighbours, and that filtering competes with the backprojection for the
   // multiprocessors, which costs more than the download it hides (H100: S 65.5 ms with one piece
   // against 73-77 ms with four, R 0.632 against 0.690 s; benchmarks/README.md).
-  unsigned int count = m_MinimumPieces > 0 ? m_MinimumPieces : 1u;
-  count = static_cast<unsigned int>(std::min<std::size_t>(count, rowsOfShare));
   std::size_t freeBytes = 0, totalBytes = 0;
   CudaMemoryInfo(freeBytes, totalBytes);
   freeBytes += pipeline.GetHeldBytes(); // what the last update kept is ours to reuse
   const std::size_t budget = m_DeviceMemoryBudget > 0 ? m_DeviceMemoryBudget : freeBytes / 10 * 9;
-  for (;;)
-  {
-    const std::vector<CudaFDKPiece> pieces = this->PlanPieces(share, count);
-    std::size_t maxRows = 1, maxVoxels = 1;
-    for (const auto & p : pieces)
-    {
-      maxRows = std::max<std::size_t>(maxRows, static_cast<std::size_t>(p.rows));
-      maxVoxels = std::max(maxVoxels, p.box.Voxels());
-    }
-    try
-    {
-      // Fail early (and so fall back to more pieces) rather than half-way.
-      const std::size_t needed = CudaFDKDevicePipeline::BytesFor(problem, maxVoxels, maxRows, pieces.size());
-      if (needed > budget)
-        throw itk::MemoryAllocationError(__FILE__, __LINE__,
-                                         "CUDA FDK on device " + std::to_string(device) + " with " + std::to_string(pieces.size()) +
-                                           " pieces needs " + FormatBytes(needed) + " of device memory; the budget is " +
-                                           FormatBytes(budget) + " (" + FormatBytes(freeBytes) + " free of " +
-                                           FormatBytes(totalBytes) + ")",
-                                         ITK_LOCATION);
-      piecesUsed = static_cast<unsigned int>(pieces.size());
-      return pipeline.Run(problem, pieces, abort, pieceDone);
-    }
-    catch (const itk::MemoryAllocationError &)
-    {
-      if (count >= rowsOfShare)
-        throw; // one volume row per piece and still too large: the message says what was asked and what is free
-      count = static_cast<unsigned int>(std::min<std::size_t>(2 * count, rowsOfShare));
-    }
-  }
+  CudaFDKPiecePlan plan([&](unsigned int count) { return this->PlanPieces(share, count); },
+                        m_MinimumPieces > 0 ? m_MinimumPieces : 1u, static_cast<unsigned int>(rowsOfShare));
+  return plan.Run(
+    pipeline, problem, budget,
+    [&](std::size_t pieces, std::size_t needed) {
+      return "CUDA FDK on device " + std::to_string(device) + " with " + std::to_string(pieces) + " pieces needs " +
+             FormatBytes(needed) + " of device memory; the budget is " + FormatBytes(budget) + " (" + FormatBytes(freeBytes) +
+             " free of " + FormatBytes(totalBytes) + ")";
+    },
+    abort, pieceDone, [&](std::size_t pieces) { piecesUsed = static_cast<unsigned int>(pieces); });
 }
 
 template <typename TImage>
@@ -360,7 +345,6 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   std::unique_ptr<std::atomic<unsigned int>[]> piecesUsed(new std::atomic<unsigned int>[shares]);
   for (std::size_t d = 0; d < shares; ++d)
     piecesUsed[d] = 0;
-  WorkerErrors errors; // the first failure of any device, rethrown below
   auto progress = [&]() {
     unsigned int total = 0;
     for (std::size_t d = 0; d < shares; ++d)
@@ -370,54 +354,19 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
       abort = true;
   };
   const auto runsStart = std::chrono::steady_clock::now();
-  if (shares == 1)
-  {
-    // One device: in this thread, reporting each piece as ITK progress.
-    errors.Run([&] {
-      times[0] = this->ReconstructShare(*m_Pipelines[0], problem, shareRegions[0], abort,
+  // One thread per device (the calling thread for one), each piece reported as ITK progress.
+  WorkerErrors errors; // the first failure of any device, rethrown below
+  RunCudaFDKWorkers(
+    static_cast<unsigned int>(shares),
+    [&](unsigned int d, const std::function<void()> & notify) {
+      times[d] = this->ReconstructShare(*m_Pipelines[d], problem, shareRegions[d], abort,
                                         [&](std::size_t) {
                                           ++piecesDone;
-                                          progress();
+                                          notify();
                                         },
-                                        piecesUsed[0]);
-    });
-  }
-  else
-  {
-    // One thread per device; progress and abort from this thread (ITK's observers run here).
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::size_t running = shares;
-    std::vector<std::thread> threads;
-    for (std::size_t d = 0; d < shares; ++d)
-      threads.emplace_back([&, d]() {
-        const bool done = errors.Run([&] {
-          times[d] = this->ReconstructShare(*m_Pipelines[d], problem, shareRegions[d], abort,
-                                            [&](std::size_t) {
-                                              ++piecesDone;
-                                              changed.notify_all();
-                                            },
-                                            piecesUsed[d]);
-        });
-        if (!done)
-          abort = true; // the other devices stop at their next piece
-        std::lock_guard<std::mutex> lock(mutex);
-        --running;
-        changed.notify_all();
-      });
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      while (running > 0)
-      {
-        changed.wait_for(lock, std::chrono::milliseconds(100));
-        lock.unlock();
-        progress();
-        lock.lock();
-      }
-    }
-    for (auto & t : threads)
-      t.join();
-  }
+                                        piecesUsed[d]);
+    },
+    progress, abort, errors);
   const auto runsEnd = std::chrono::steady_clock::now();
   if (!m_KeepDeviceMemory)
     m_Pipelines.clear(); // nothing left on the devices after the update

@@ -4,6 +4,7 @@
 #include "cbctConstantImageSource.h"
 #include "cbctCudaCheck.h"
 #include "cbctCudaDeviceBuffer.h"
+#include "cbctCudaFDKPiecePlan.h"
 #include "cbctInputChecks.h"
 #include "cbctRampFilterResponse.h"
 #include "cbctSlabSplit.h"
@@ -11,11 +12,7 @@
 #include "cbctWorkerErrors.h"
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <exception>
-#include <mutex>
-#include <thread>
 
 namespace cbct
 {
@@ -206,36 +203,19 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   // frame's): one per frame unless asked (MinimumPieces) or memory needs more.
   const unsigned int firstCount = static_cast<unsigned int>(std::min<std::size_t>(std::max(1u, m_MinimumPieces), region.GetSize(1)));
   const auto planPieces = [&](unsigned int parts) {
-    std::vector<CudaFDKPiece> list;
-    for (const auto & part : SlabSplit::Tapered(region, parts))
-    {
-      CudaFDKPiece piece;
-      piece.box = detail::ToBox(part);
-      const auto needed = backProjection->ComputeProjectionRegion(grid, part, projections);
-      const int first = static_cast<int>(stack.GetIndex(1));
-      const int end = first + static_cast<int>(stack.GetSize(1));
-      const int begin = std::max(static_cast<int>(needed.GetIndex(1)), first);
-      const int end1 = std::min(static_cast<int>(needed.GetIndex(1) + needed.GetSize(1)), end);
-      piece.firstRow = begin;
-      piece.rows = needed.GetNumberOfPixels() == 0 ? 0 : std::max(0, end1 - begin);
-      list.push_back(piece);
-    }
-    return list;
+    return detail::PlanCudaFDKPieces(backProjection, grid.GetPointer(), region, projections, parts);
   };
-  const std::vector<CudaFDKPiece> firstPieces = planPieces(firstCount);
 
   std::atomic<bool> abort{ false };
   std::atomic<unsigned int> framesDone{ 0 }, piecesUsed{ 0 };
   std::vector<CudaFDKTimes> times(workers);
-  WorkerErrors errors; // the first failure of any frame, rethrown below
-  const auto work = [&](unsigned int w) {
+  const auto work = [&](unsigned int w, const std::function<void()> & notify) {
     CudaCheck(cudaSetDevice(device), "cudaSetDevice (" + std::to_string(device) + ")");
     CudaFDKDevicePipeline pipeline(device);
+    CudaFDKPiecePlan plan(planPieces, firstCount, static_cast<unsigned int>(region.GetSize(1)));
     CudaFDKProblem mine = problem;
     std::vector<FDKWeightingProjection> parameters;
     std::vector<ConeProjection> matrices;
-    unsigned int count = firstCount;
-    std::vector<CudaFDKPiece> pieces = firstPieces;
     for (unsigned int f = w; f < frames && !abort; f += workers)
     {
       const FourDGating::Frame & frame = this->m_Frames[f];
@@ -258,75 +238,31 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
       mine.output = outputHost + f * voxels;
       // This frame's projections on the device (the later frames' keep coming meanwhile).
       CudaCheck(cudaEventSynchronize(upload.done[f]), "cudaEventSynchronize (4D FDK projections of frame " + std::to_string(f) + ")");
-      for (;;)
-      {
-        std::size_t maxRows = 1, maxVoxels = 1;
-        for (const auto & p : pieces)
-        {
-          maxRows = std::max<std::size_t>(maxRows, static_cast<std::size_t>(p.rows));
-          maxVoxels = std::max(maxVoxels, p.box.Voxels());
-        }
-        try
-        {
-          const std::size_t needed = CudaFDKDevicePipeline::BytesFor(mine, maxVoxels, maxRows, pieces.size());
-          if (needed > budget)
-            throw itk::MemoryAllocationError(__FILE__, __LINE__,
-                                             "CUDA 4D FDK on device " + std::to_string(device) + " with " +
-                                               std::to_string(pieces.size()) + " pieces per frame and " + std::to_string(workers) +
-                                               " frames at once needs " + FormatBytes(needed) + " per frame besides the " +
-                                               FormatBytes(groupStart[frames] * slice * sizeof(float)) + " of projections; " +
-                                               FormatBytes(budget) + " per frame are left (" + FormatBytes(freeBytes) +
-                                               " were free of " + FormatBytes(totalBytes) + ")",
-                                             ITK_LOCATION);
-          times[w] += pipeline.Run(mine, pieces, abort, [](std::size_t) {});
-          piecesUsed = std::max<unsigned int>(piecesUsed, static_cast<unsigned int>(pieces.size()));
-          break;
-        }
-        catch (const itk::MemoryAllocationError &)
-        {
-          if (count >= region.GetSize(1))
-            throw;
-          count = static_cast<unsigned int>(std::min<std::size_t>(2 * count, region.GetSize(1)));
-          pieces = planPieces(count);
-        }
-      }
+      times[w] += plan.Run(
+        pipeline, mine, budget,
+        [&](std::size_t pieces, std::size_t needed) {
+          return "CUDA 4D FDK on device " + std::to_string(device) + " with " + std::to_string(pieces) + " pieces per frame and " +
+                 std::to_string(workers) + " frames at once needs " + FormatBytes(needed) + " per frame besides the " +
+                 FormatBytes(groupStart[frames] * slice * sizeof(float)) + " of projections; " + FormatBytes(budget) +
+                 " per frame are left (" + FormatBytes(freeBytes) + " were free of " + FormatBytes(totalBytes) + ")";
+        },
+        abort, [](std::size_t) {},
+        [&](std::size_t pieces) { piecesUsed = std::max<unsigned int>(piecesUsed, static_cast<unsigned int>(pieces)); });
       ++framesDone;
+      notify();
     }
   };
-  if (workers == 1)
-  {
-    errors.Run([&] { work(0); });
-  }
-  else
-  {
-    // One thread per pipeline; progress and abort from this thread (ITK's observers run here).
-    std::mutex mutex;
-    std::condition_variable changed;
-    unsigned int running = workers;
-    std::vector<std::thread> threads;
-    for (unsigned int w = 0; w < workers; ++w)
-      threads.emplace_back([&, w]() {
-        if (!errors.Run([&] { work(w); }))
-          abort = true; // the other workers stop at their next frame
-        std::lock_guard<std::mutex> lock(mutex);
-        --running;
-        changed.notify_all();
-      });
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      while (running > 0)
-      {
-        changed.wait_for(lock, std::chrono::milliseconds(100));
-        lock.unlock();
-        this->UpdateProgress(static_cast<float>(framesDone) / frames);
-        if (this->GetAbortGenerateData())
-          abort = true;
-        lock.lock();
-      }
-    }
-    for (auto & t : threads)
-      t.join();
-  }
+  // One thread per pipeline (the calling thread for one); progress and abort from this thread (ITK's
+  // observers run here).
+  WorkerErrors errors; // the first failure of any frame, rethrown below
+  RunCudaFDKWorkers(
+    workers, work,
+    [&]() {
+      this->UpdateProgress(static_cast<float>(framesDone) / frames);
+      if (this->GetAbortGenerateData())
+        abort = true;
+    },
+    abort, errors);
   errors.RethrowFirst();
   m_NumberOfPieces = piecesUsed;
   this->UpdateProgress(1.f);

@@ -23,7 +23,7 @@ namespace cbct
  * data at all, and FDK's redundancy weights, which assume each line is measured from one side or the
  * other, are wrong everywhere. Such a detector is almost always a misreading of the files: a header
  * whose spacing alone was negated (ITK reads a negative spacing as the axis flipped about the first
- * pixel: issue 27's edited MetaImage, MAE 0.34 with exit status 0), or a wrong origin.
+ * pixel: such an edited MetaImage once reconstructed with MAE 0.34 and exit status 0), or a wrong origin.
  *
  * Find() decides from DisplacedDetectorCoverage's least reach on each side over every projection (its
  * Negative() or Positive() below minus its Tolerance(), one pixel at the axis), and then names the

@@ -215,10 +215,13 @@ def run_page(page, blocks, images, build, scratch, update_images, keep):
         elif update_images:
             shutil.copyfile(made, os.path.join(DOCS, shown))
             print(f"   image {produced} -> docs/{shown}")
-    if not keep and failures == 0:
-        shutil.rmtree(work, ignore_errors=True)
-    elif failures:
+    # Removed, passed or failed, unless kept for a look (--keep, CBCT_KEEP_TEST_FILES=1).
+    if keep:
         print(f"   (the page's directory is kept: {work})")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+        if failures:
+            print("   (the page's directory is removed; --keep or CBCT_KEEP_TEST_FILES=1 keeps it)")
     return failures, counts["passed"], counts["skipped"]
 
 
@@ -258,13 +261,15 @@ def main():
     parser.add_argument("--update-images", action="store_true",
                         help="copy the pictures the pages make to docs/ (see the image marker)")
     parser.add_argument("--list", action="store_true", help="list the blocks and what would be done")
-    parser.add_argument("--keep", action="store_true", help="keep every page's directory")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep every page's directory (as CBCT_KEEP_TEST_FILES=1 does); by default they are removed")
     parser.add_argument("--docs", help="the documentation folder (default: docs/ of this repository)")
     args = parser.parse_args()
     if args.docs:
         global DOCS
         DOCS = os.path.abspath(args.docs)
     build = os.path.abspath(args.build)
+    args.keep = args.keep or os.environ.get("CBCT_KEEP_TEST_FILES") == "1"
     if not args.list:
         missing = [p for p in ("bin/cbct-fdk", "python/conebeamct/__init__.py")
                    if not os.path.exists(os.path.join(build, p))]
@@ -302,7 +307,7 @@ def main():
             ran += 1
             print(f"   ({time.monotonic() - page_start:.1f} s)")
     finally:
-        if not args.keep and failures == 0:
+        if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
     if not args.list:
         print(f"docs-examples: {ran} pages in {time.monotonic() - start:.0f} s")

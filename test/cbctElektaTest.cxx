@@ -3,6 +3,7 @@
 // grid, and RTK's lookup table from readings to line integrals (with flood and dark fields).
 #include "cbctDBaseTable.h"
 #include "cbctElektaTestFiles.h"
+#include "cbctTestFolder.h"
 #include "cbctElektaXVIScan.h"
 #include "cbctScanImporter.h"
 
@@ -20,10 +21,11 @@ namespace fs = std::filesystem;
 
 constexpr double Pi = 3.14159265358979323846;
 
+/** The running test's folder (cbctTestFolder.h: removed when the test ends). */
 fs::path
 TestFolder()
 {
-  return cbct::test::FreshFolder(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  return cbct::test::CurrentTestFolder();
 }
 
 std::string

@@ -14,21 +14,9 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
 
 namespace cbct::test
 {
-
-/** A fresh, empty folder for one test (under the system's temporary folder). */
-inline std::filesystem::path
-FreshFolder(const std::string & name)
-{
-  const auto folder =
-    std::filesystem::temp_directory_path() / ("cbct-elekta-" + std::to_string(getpid())) / name;
-  std::filesystem::remove_all(folder);
-  std::filesystem::create_directories(folder);
-  return folder;
-}
 
 inline void
 WriteBytes(const std::filesystem::path & path, const std::string & bytes)

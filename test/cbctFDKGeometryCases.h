@@ -184,7 +184,7 @@ FDKGeometryCases()
   full("detector offset v 20 mm", [](RtkParameters & p, double) { p.projectionOffsetY = 20.; });
   full("source offset x 20 mm", [](RtkParameters & p, double) { p.sourceOffsetX = 20.; });
   full("source offset y 15 mm", [](RtkParameters & p, double) { p.sourceOffsetY = 15.; });
-  full("source offsets x 20 and y 15 mm (issue 13)", [](RtkParameters & p, double) {
+  full("source offsets x 20 and y 15 mm", [](RtkParameters & p, double) {
     p.sourceOffsetX = 20.;
     p.sourceOffsetY = 15.;
   });
@@ -205,7 +205,7 @@ FDKGeometryCases()
     p.projectionOffsetX = 80. + 3. * Sin(3. * a);
   }, true);
   shortScan("short scan with a detector offset", [](RtkParameters & p, double) { p.projectionOffsetX = 15.; });
-  full("SID, SDD and detector offset varying per projection (issue 13)", [](RtkParameters & p, double a) {
+  full("SID, SDD and detector offset varying per projection", [](RtkParameters & p, double a) {
     p.sid = 1000. + 10. * Sin(2. * a);
     p.sdd = 1500. + 20. * Sin(5. * a + 30.);
     p.projectionOffsetX = 2. * Sin(3. * a);

@@ -1,5 +1,6 @@
 // Geometry: matrices by hand, RTK XML round trip, matrix projections, and every kind of bad input.
 #include "cbctThreeDCircularProjectionGeometry.h"
+#include "cbctTestFolder.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileReader.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
 
@@ -16,10 +17,11 @@ namespace
 using cbct::ThreeDCircularProjectionGeometry;
 constexpr double Pi = 3.14159265358979323846;
 
+/** A file in the running test's folder (cbctTestFolder.h: removed when the test ends). */
 std::string
 TempPath(const std::string & name)
 {
-  return ::testing::TempDir() + "cbct_" + name;
+  return cbct::test::TestFile(name);
 }
 
 void

@@ -2,6 +2,7 @@
 // several frames, through ITK's object factory; damaged files refused with a message naming the
 // file and the field.
 #include "cbctElektaTestFiles.h"
+#include "cbctTestFolder.h"
 #include "cbctHisImageIO.h"
 #include "cbctHisImageIOFactory.h"
 
@@ -20,7 +21,7 @@ protected:
   SetUp() override
   {
     cbct::HisImageIOFactory::RegisterOneFactory();
-    m_Folder = cbct::test::FreshFolder(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    m_Folder = cbct::test::CurrentTestFolder();
   }
   std::string
   Write(const std::string & name, const HisSpec & spec)

@@ -40,18 +40,13 @@ constexpr double Degree = Pi / 180.;
 using CountsType = itk::Image<unsigned short, 2>;
 using FieldType = itk::Image<float, 2>;
 
-/** A fresh folder under the test's temporary directory, removed at the end of the test. */
+/** A fresh folder in the running test's folder (cbctTestFolder.h: removed when the test ends). */
 class TemporaryFolder
 {
 public:
   explicit TemporaryFolder(const std::string & name)
-  {
-    const auto * info = ::testing::UnitTest::GetInstance()->current_test_info();
-    m_Path = ::testing::TempDir() + "cbctMicroCT_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" + name;
-    itksys::SystemTools::RemoveADirectory(m_Path);
-    itksys::SystemTools::MakeDirectory(m_Path);
-  }
-  ~TemporaryFolder() { itksys::SystemTools::RemoveADirectory(m_Path); }
+    : m_Path(cbct::test::FreshSubfolder(name).string())
+  {}
   TemporaryFolder(const TemporaryFolder &) = delete;
   TemporaryFolder &
   operator=(const TemporaryFolder &) = delete;

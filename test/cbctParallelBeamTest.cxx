@@ -8,6 +8,7 @@
 #include "cbctJosephOperator.h"
 #include "cbctOSEMConeBeamReconstructionFilter.h"
 #include "cbctSlabSplit.h"
+#include "cbctTestFolder.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileReader.h"
 #include "cbctThreeDCircularProjectionGeometryXMLFileWriter.h"
 
@@ -111,7 +112,7 @@ TEST(ParallelBeam, XmlRoundTripKeepsItParallel)
   auto g = ThreeDCircularProjectionGeometry::New();
   for (int k = 0; k < 5; ++k)
     g->AddProjection(250. + k, 0., 72. * k + 3., 0.5 * k, -1., 2. * k, 0., 0., 0.);
-  const std::string path = ::testing::TempDir() + "cbct_parallel.xml";
+  const std::string path = cbct::test::TestFile("parallel.xml");
   auto writer = ThreeDCircularProjectionGeometryXMLFileWriter::New();
   writer->SetFilename(path);
   writer->SetObject(g);

@@ -76,7 +76,7 @@ TEST(Phantom, SheppLoganVoxelization)
 
 TEST(Phantom, ReadsEllipsoidsFromAFile)
 {
-  const std::string path = ::testing::TempDir() + "cbct_phantom.txt";
+  const std::string path = cbct::test::TestFile("phantom.txt");
   std::ofstream(path) << "# two ellipsoids\nellipsoid 1.0  0 0 0  40 50 30  15\n\nellipsoid -0.5 5 5 5 10 10 10 # inner\n";
   auto phantom = GeometricPhantom::New();
   phantom->ReadFromFile(path);
@@ -89,7 +89,7 @@ TEST(Phantom, ReadsEllipsoidsFromAFile)
 TEST(PhantomBadInput, FilesAndValues)
 {
   auto phantom = GeometricPhantom::New();
-  const std::string path = ::testing::TempDir() + "cbct_bad_phantom.txt";
+  const std::string path = cbct::test::TestFile("bad_phantom.txt");
   std::ofstream(path) << "ellipsoid 1 0 0 0 10 10\n";
   try
   {
@@ -166,7 +166,7 @@ TEST(Phantom, WritesAndReadsCylindersBeadsAndEllipsoidsExactly)
   bead.center = { { 40. / 3., -46., 0.1 } };
   bead.semiAxes = { { 0.5, 0.5, 0.5 } };
   phantom->AddEllipsoid(bead);
-  const std::string path = ::testing::TempDir() + "cbct_written_phantom.txt";
+  const std::string path = cbct::test::TestFile("written_phantom.txt");
   phantom->WriteToFile(path, "a test phantom\nsecond line");
   auto read = GeometricPhantom::New();
   read->ReadFromFile(path);
@@ -196,7 +196,7 @@ TEST(Phantom, WritesAndReadsCylindersBeadsAndEllipsoidsExactly)
 TEST(PhantomBadInput, CylinderAndBeadLines)
 {
   auto phantom = GeometricPhantom::New();
-  const std::string path = ::testing::TempDir() + "cbct_bad_bead_phantom.txt";
+  const std::string path = cbct::test::TestFile("bad_bead_phantom.txt");
   const char * bad[] = { "bead 0.45 0 0 0\n", "bead 0.45 0 0 0 1 2\n", "bead 0.45 0 0 0 -1\n", "cylinder 1 0 0 0 10 0 10\n",
                          "sphere 1 0 0 0 1\n" };
   for (const char * text : bad)

@@ -1,6 +1,7 @@
 // Phase files (RTK's signal file): reading, writing, every kind of bad value, and the weights that
 // link projections to the frames of a 4D sequence.
 #include "cbctPhaseSignal.h"
+#include "cbctTestFolder.h"
 
 #include <itkMacro.h>
 
@@ -11,7 +12,6 @@
 #include <fstream>
 #include <limits>
 #include <string>
-#include <unistd.h>
 
 namespace
 {
@@ -20,7 +20,7 @@ using cbct::PhaseSignal;
 std::string
 TempFile(const std::string & name, const std::string & contents)
 {
-  const std::string path = ::testing::TempDir() + "cbctPhaseSignalTest_" + std::to_string(::getpid()) + "_" + name;
+  const std::string path = cbct::test::TestFile(name);
   std::ofstream(path) << contents;
   return path;
 }
@@ -85,7 +85,7 @@ TEST(PhaseSignal, WriteRoundTripsExactlyAndChecksFirst)
   {
     phases.push_back(std::fmod(k * 0.0731 + 1. / 3., 1.));
   }
-  const std::string path = ::testing::TempDir() + "cbctPhaseSignalTest_" + std::to_string(::getpid()) + "_out.txt";
+  const std::string path = cbct::test::TestFile("out.txt");
   PhaseSignal::Write(path, phases);
   EXPECT_EQ(PhaseSignal::Read(path, phases.size()), phases);
 

@@ -3,6 +3,7 @@
 // mismatched files refused), over a small ScannerScan of MetaImage files the test writes.
 #include "cbctScanImporter.h"
 #include "cbctScanSeries.h"
+#include "cbctTestFolder.h"
 
 #include <gtest/gtest.h>
 #include <itkImageFileWriter.h>
@@ -24,16 +25,11 @@ namespace
 using cbct::ScanImporter;
 using cbct::ScannerScan;
 
-/** A fresh directory for one test (tests may run in parallel). */
+/** A fresh directory in the running test's folder (cbctTestFolder.h: removed when the test ends). */
 std::string
 MakeDirectory(const std::string & name)
 {
-  std::string pattern = ::testing::TempDir() + "cbctScanImporter_" + name + "_XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  const char * made = mkdtemp(buffer.data());
-  EXPECT_NE(made, nullptr);
-  return made ? std::string(made) : std::string();
+  return cbct::test::FreshSubfolder(name).string();
 }
 
 void

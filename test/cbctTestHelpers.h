@@ -2,13 +2,14 @@
 #define cbctTestHelpers_h
 
 // Small data made by the tests themselves: circular geometries, phantom projections, grids, and
-// image comparisons written so that NaN fails them.
+// image comparisons written so that NaN fails them; where a test writes its files (cbctTestFolder.h).
 
 #include "cbctConstantImageSource.h"
 #include "cbctGeometricPhantom.h"
 #include "cbctImageQuality.h"
 #include "cbctPhantomProjectionSource.h"
 #include "cbctPhantomVolumeSource.h"
+#include "cbctTestFolder.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 
 #include <itkImage.h>

@@ -8,6 +8,7 @@
 #include "cbctHndImageIOFactory.h"
 #include "cbctImageFileContents.h"
 #include "cbctScannerImageIOFactories.h"
+#include "cbctTestFolder.h"
 #include "cbctVarianCompressedPixels.h"
 #include "cbctVarianTestFiles.h"
 #include "cbctXimImageIO.h"
@@ -40,17 +41,7 @@ using UInt32Image = itk::Image<std::uint32_t, 2>;
 using UInt16Image = itk::Image<std::uint16_t, 2>;
 using FloatImage = itk::Image<float, 2>;
 
-std::string
-TestFile(const std::string & name)
-{
-  static const std::string directory = [] {
-    std::string d = ::testing::TempDir() + "cbctVarianImageIOTest-" + std::to_string(getpid());
-    std::string command = "mkdir -p '" + d + "'";
-    EXPECT_EQ(std::system(command.c_str()), 0);
-    return d;
-  }();
-  return directory + "/" + name;
-}
+using cbct::test::TestFile; // the running test's folder, removed when it ends
 
 template <typename TImage>
 typename TImage::Pointer

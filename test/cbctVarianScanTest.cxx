@@ -1,6 +1,6 @@
 // VarianScan: each Varian header field turned into RTK's geometry (dictionaries filled by hand, as
 // the XIM/HND ImageIOs fill them, then folders of XIM/HND files written by cbctVarianTestFiles.h), the
-// XML settings, the air normalisation's values, the errors; and the end-to-end check: a
+// XML settings, the air normalisation's values, the errors; and an end-to-end check: a
 // simulated half-fan TrueBeam scan written as XIM counts, read back through VarianScan and
 // ScanImporter, reconstructed by FDK as the direct simulation is.
 #include "cbctFDKConeBeamReconstructionFilter.h"
@@ -68,17 +68,13 @@ HndHeader(double angle, double posLat = -148.)
   return d;
 }
 
-/** A fresh empty folder under the system's temporary folder, removed at the end of the test. */
+/** A fresh empty folder in the running test's folder (cbctTestFolder.h: removed when the test ends). */
 struct TemporaryFolder
 {
   fs::path path;
   explicit TemporaryFolder(const std::string & name)
-  {
-    path = fs::temp_directory_path() / ("cbctVarianScanTest-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TemporaryFolder() { fs::remove_all(path); }
+    : path(test::FreshSubfolder(name))
+  {}
 };
 
 void

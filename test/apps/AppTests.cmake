@@ -4,6 +4,10 @@ find_program(CBCT_BASH bash REQUIRED)
 set(cbct_app_tests ${PROJECT_SOURCE_DIR}/test/apps)
 set(cbct_app_work ${CMAKE_BINARY_DIR}/test/apps)
 set(cbct_bin $<TARGET_FILE_DIR:cbct-fdk>)
+# Each test writes in its own folder of ${cbct_app_work}, removed when it ends, passed or failed
+# (CBCT_KEEP_TEST_FILES=1 keeps it): a shell script through test_folder.sh's cbct_test_folder, any
+# other command run by test_folder.sh itself (cbct_in_test_folder DIR COMMAND...).
+set(cbct_in_test_folder ${CBCT_BASH} ${cbct_app_tests}/test_folder.sh)
 
 # --help on every app: usage on stdout, exit code 0.
 foreach(app IN LISTS cbct_apps)
@@ -24,7 +28,7 @@ add_test(NAME apps.detector_origin
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/detector_origin.sh ${cbct_bin} ${cbct_app_work}/detector_origin)
 set_tests_properties(apps.detector_origin PROPERTIES TIMEOUT 300)
 # A detector beside the rotation axis (a header whose spacing alone was negated, a wrong origin) refused by
-# cbct-fdk, a reversed stack and half fans still reconstructed, cbct-sart warning (issue 27, item 7).
+# cbct-fdk, a reversed stack and half fans still reconstructed, cbct-sart warning.
 set(cbct_detector_axis_mpi)
 if(CBCT_USE_MPI AND MPIEXEC_EXECUTABLE)
   set(cbct_detector_axis_mpi ${MPIEXEC_EXECUTABLE}) # and under mpirun
@@ -48,23 +52,23 @@ set_tests_properties(apps.emission_end_to_end PROPERTIES TIMEOUT 300)
 add_test(NAME apps.tv_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/tv_end_to_end.sh ${cbct_bin} ${cbct_app_work}/tv_end_to_end)
 set_tests_properties(apps.tv_end_to_end PROPERTIES TIMEOUT 300)
-# cbct-compare --report DIR (issue 30): the page, its embedded PNG, metrics and provenance; bad DIRs refused.
+# cbct-compare --report DIR: the page, its embedded PNG, metrics and provenance; bad DIRs refused.
 add_test(NAME apps.compare_report
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/compare_report.sh ${cbct_bin} ${cbct_app_work}/compare_report)
 set_tests_properties(apps.compare_report PROPERTIES TIMEOUT 120)
-# A newcomer's first command (issue 30): every iterative app's defaults on a few-view scan, bounds on the MAE.
+# A newcomer's first command: every iterative app's defaults on a few-view scan, bounds on the MAE.
 add_test(NAME apps.first_run_defaults
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/first_run_defaults.sh ${cbct_bin} ${cbct_app_work}/first_run_defaults)
 set_tests_properties(apps.first_run_defaults PROPERTIES TIMEOUT 120)
-# 4D CBCT (issue 28): cbct-simulate --breathing (projections, geometry, the phases file beside).
+# 4D CBCT: cbct-simulate --breathing (projections, geometry, the phases file beside).
 add_test(NAME apps.breathing_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/breathing_end_to_end.sh ${cbct_bin} ${cbct_app_work}/breathing_end_to_end)
 set_tests_properties(apps.breathing_end_to_end PROPERTIES TIMEOUT 300)
-# cbct-fourdfdk (issue 28): a breathing scan to a 4D .mha and one file per frame; bad phase files refused.
+# cbct-fourdfdk: a breathing scan to a 4D .mha and one file per frame; bad phase files refused.
 add_test(NAME apps.fourdfdk_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/fourdfdk_end_to_end.sh ${cbct_bin} ${cbct_app_work}/fourdfdk_end_to_end)
 set_tests_properties(apps.fourdfdk_end_to_end PROPERTIES TIMEOUT 300)
-# cbct-fourdrooster (issue 28): a breathing scan to a 4D .mha, --input and --motionmask; bad inputs refused.
+# cbct-fourdrooster: a breathing scan to a 4D .mha, --input and --motionmask; bad inputs refused.
 add_test(NAME apps.fourdrooster_end_to_end
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/fourdrooster_end_to_end.sh ${cbct_bin} ${cbct_app_work}/fourdrooster_end_to_end)
 set_tests_properties(apps.fourdrooster_end_to_end PROPERTIES TIMEOUT 300 LABELS badinput)
@@ -104,6 +108,9 @@ set_tests_properties(apps.write_safety PROPERTIES TIMEOUT 300)
 add_test(NAME apps.bad_input.setup
   COMMAND ${CBCT_BASH} ${cbct_app_tests}/make_inputs.sh ${cbct_bin} ${cbct_app_work}/bad_input)
 set_tests_properties(apps.bad_input.setup PROPERTIES FIXTURES_SETUP cbct_bad_input)
+# The bad-input tests share the inputs' folder: removed after the last of them (CBCT_KEEP_TEST_FILES=1 keeps it).
+add_test(NAME apps.bad_input.cleanup COMMAND ${cbct_in_test_folder} --remove ${cbct_app_work}/bad_input)
+set_tests_properties(apps.bad_input.cleanup PROPERTIES FIXTURES_CLEANUP cbct_bad_input)
 
 # cbct_bad_input_test(NAME APP PATTERN ARGUMENTS...): APP ARGUMENTS must fail with exit code 1 and one
 # line "APP: error: ..." matching PATTERN, and leave no output: an argument "out.EXT" becomes
@@ -419,7 +426,7 @@ cbct_bad_input_test(compare_supersampling cbct-compare "--supersampling is 0. ex
 cbct_bad_input_test(slices_window cbct-slices "--max is 0.5. expected a value > --min"
   -i p10.mha -o out.png --min 1 --max 0.5)
 
-# Issue 18: damaged inputs, outputs that are inputs, memory. Inputs from make_inputs.sh and
+# Damaged inputs, outputs that are inputs, memory. Inputs from make_inputs.sh and
 # make_damaged.py. A file cut short names the file and the bytes expected and found, in every format.
 set(short_scan -g g10.xml -o out.mha --dimension 16 --spacing 8)
 foreach(format mha nrrd nii nii.gz tif vtk)
@@ -579,7 +586,8 @@ if(Python3_Interpreter_FOUND)
     add_test(NAME apps.${app}.slicer_xml
       COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py xml $<TARGET_FILE:${app}> ${cbct_slicer_xml_options})
     add_test(NAME apps.${app}.slicer_run
-      COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py run $<TARGET_FILE:${app}> ${cbct_bin}
+      COMMAND ${cbct_in_test_folder} ${cbct_app_work}/slicer_run/${app}
+              ${Python3_EXECUTABLE} ${cbct_app_tests}/slicer_check.py run $<TARGET_FILE:${app}> ${cbct_bin}
               ${cbct_app_work}/slicer_run/${app} ${cbct_slicer_run_options})
     set_tests_properties(apps.${app}.slicer_xml PROPERTIES LABELS slicer)
     set_tests_properties(apps.${app}.slicer_run PROPERTIES LABELS slicer TIMEOUT 300 SKIP_RETURN_CODE 77)
@@ -599,7 +607,8 @@ if(TARGET cbct-view AND Python3_Interpreter_FOUND)
   find_program(CBCT_XVFB_RUN xvfb-run)
   if(CBCT_XVFB_RUN OR DEFINED ENV{DISPLAY})
     add_test(NAME apps.cbct-view.screenshot
-      COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/view_check.py $<TARGET_FILE:cbct-view>
+      COMMAND ${cbct_in_test_folder} ${cbct_app_work}/view
+              ${Python3_EXECUTABLE} ${cbct_app_tests}/view_check.py $<TARGET_FILE:cbct-view>
               ${cbct_app_work}/view "${CBCT_XVFB_RUN}")
     set_tests_properties(apps.cbct-view.screenshot PROPERTIES TIMEOUT 120)
   else()
@@ -612,7 +621,8 @@ endif()
 # screenshot, and not in the old full-range window; labels are drawn; the window keys work.
 if(Python3_Interpreter_FOUND)
   add_test(NAME apps.view_contrast
-    COMMAND ${Python3_EXECUTABLE} ${cbct_app_tests}/view_contrast.py ${cbct_bin} ${cbct_app_work}/view_contrast
+    COMMAND ${cbct_in_test_folder} ${cbct_app_work}/view_contrast
+            ${Python3_EXECUTABLE} ${cbct_app_tests}/view_contrast.py ${cbct_bin} ${cbct_app_work}/view_contrast
             "${CBCT_XVFB_RUN}")
   set_tests_properties(apps.view_contrast PROPERTIES TIMEOUT 120)
 endif()

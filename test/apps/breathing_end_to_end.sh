@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 4D CBCT's breathing simulation (issue 28): cbct-simulate --breathing writes the projections of a phantom
+# 4D CBCT's breathing simulation: cbct-simulate --breathing writes the projections of a phantom
 # whose chosen ellipsoids move, the geometry, and the phase of each projection beside them (default name
 # OUTPUT_phases.txt, or --phases-output); the phases are those of a regular breathing; no movement gives the
 # static projections byte for byte, a movement changes them; irregular cycles are reproducible per seed.
@@ -9,9 +9,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 
 scan=(--nproj 90 --detector-size 48 --detector-spacing 4)
 echo "== a breathing scan: 3 cycles, the small ellipsoids 4 and 5 moving 15 mm along y"

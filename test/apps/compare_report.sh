@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cbct-compare --report DIR (issue 30): cbct-simulate (20 views) -> cbct-fdk and cbct-sart (32^3 voxels
+# cbct-compare --report DIR: cbct-simulate (20 views) -> cbct-fdk and cbct-sart (32^3 voxels
 # of 4 mm) -> one report of both. Asserts: index.html and report.png exist and nothing else is left
 # beside them; the page embeds its PNG (a data URI) and draws the profile (inline SVG); it holds each
 # input's metrics as printed and its provenance from the header (method, geometry, options); the PNG
@@ -11,9 +11,8 @@
 set -u
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work" || exit 1
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 status=0
 fail() {
   echo "FAIL: $*"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cbct-fdk refuses a detector that misses the rotation axis (issue 27, item 7): a MetaImage whose
+# cbct-fdk refuses a detector that misses the rotation axis: a MetaImage whose
 # ElementSpacing alone was negated (ITK reads it as the u axis flipped about the first pixel: a detector
 # from -118.75 to -356.25 mm, wholly beside the axis; was MAE 0.34 with exit status 0), a detector put
 # beside the axis by --new-origin or by the header's Offset, and a half fan two pixels short of the
@@ -15,9 +15,8 @@ set -eu
 bin=$1
 work=$2
 mpiexec=${3:-}
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 
 scan=(--nproj 90 --detector-size 96 --detector-spacing 2.5 --sid 1000 --sdd 1500)
 grid=(--dimension 48 --spacing 2.5)
@@ -86,7 +85,7 @@ header = header.replace(spacing, b"ElementSpacing = -2.5 2.5 1\n").replace(offse
 open("flipped.mha", "wb").write(header + b"ElementDataFile = LOCAL\n" + flipped)
 EOF
 
-echo "== ElementSpacing = -2.5 2.5 1, Offset kept (issue 27, item 7): refused"
+echo "== ElementSpacing = -2.5 2.5 1, Offset kept (the spacing's sign alone edited): refused"
 refused signonly \
   "cbct-fdk: error: --projections signonly.mha with --geometry g.xml: the detector misses the rotation axis: in projection 0 (gantry angle 0.0 deg) the detector's columns span u = -357.5 to -117.5 mm (outer pixel edges) but the rotation axis projects at u = 0.0 mm" \
   "reach 231.8 mm on the negative side, -78.1 mm on the positive side; negative: not reached" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where cbct-fdk puts a detector read from a format without an origin (issue 27, item 8), as a new user
+# Where cbct-fdk puts a detector read from a format without an origin, as a new user
 # runs it: a TIFF stack of a centred scan reconstructs like the same scan in .mha (the detector is
 # centred, -(N-1)/2 * spacing, and --verbose says so), both as one file and as a --path/--regexp
 # series; --new-origin still places the detector (0,0, ITK's origin for TIFF and the old default, puts
@@ -9,9 +9,9 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work/series"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
+mkdir -p series
 
 scan=(--nproj 90 --detector-size 96 --detector-spacing 2.5 --sid 1000 --sdd 1500)
 grid=(--dimension 48 --spacing 2.5)

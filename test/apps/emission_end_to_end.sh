@@ -8,9 +8,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 
 cat >activity.txt <<'PHANTOM'
 # a warm water cylinder (activity 2 per mm^3) with a hot sphere (8)

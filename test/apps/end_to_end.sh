@@ -7,9 +7,9 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work/series"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
+mkdir -p series
 
 # Measured 0.1016 (the skull is thinner than a 2 mm voxel); a detector offset of 1.5 mm missing from
 # the geometry (1 mm at the isocenter) gives 0.144.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cbct-fdk on the geometries of issue 13, as a user runs it: a source offset with a centred detector
+# cbct-fdk on offset geometries, as a user runs it: a source offset with a centred detector
 # (the detector sees the volume from both sides: no displaced-detector weighting, the full scan's
 # error), and a half fan (weighted; without the weights the outer voxels lose half their value).
 # 360 views of 200 x 200 pixels of 1.2 mm, 128^3 voxels of 1 mm. Asserts what --verbose says and the
@@ -8,9 +8,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 . "$(dirname "$0")/check_quality.sh"
 
 scan=(--nproj 360 --detector-size 200 --detector-spacing 1.2 --sid 1000 --sdd 1500)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A newcomer's first command (issue 30 item 5): each iterative app with nothing but its inputs and grid
+# A newcomer's first command: each iterative app with nothing but its inputs and grid
 # gives a good volume from a few-view scan. cbct-simulate (20 views, 64 x 64 pixels of 3 mm) -> each
 # app with its defaults on 40^3 voxels of 3.2 mm -> cbct-compare (central MAE). Fails if a default
 # regresses: every method within 1.3x of the MAE measured when the defaults were chosen
@@ -10,9 +10,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 
 "$bin/cbct-simulate" --nproj 20 --detector-size 64 --detector-spacing 3 --phantom shepplogan --phantom-scale 60 \
   -g g.xml -o p.mha >/dev/null

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cbct-fourdfdk (4D FDK, issue 28) as a user runs it: a breathing scan from cbct-simulate --breathing,
+# cbct-fourdfdk (4D FDK) as a user runs it: a breathing scan from cbct-simulate --breathing,
 # reconstructed into a 4D .mha (4th axis: frame) and, with --frames-prefix, one 3D file per frame;
 # nearest-frame gating uses each projection once; bad phase files (wrong count, 1, NaN, text) and bad
 # gating options are refused with a message naming the option, and no output appears.
@@ -7,9 +7,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 
 fail() {
   echo "FAIL: $*"

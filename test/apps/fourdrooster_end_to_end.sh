@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cbct-fourdrooster (4D ROOSTER, issue 28) as a user runs it: a breathing scan from cbct-simulate
+# cbct-fourdrooster (4D ROOSTER) as a user runs it: a breathing scan from cbct-simulate
 # --breathing reconstructed into a 4D .mha (4th axis: frame) with RTK's option names; a previous 4D
 # output as --input (its frames), a motion mask on the frames' grid (elsewhere refused); bad phase
 # files and parameters refused with a message naming the option, and no output appears.
@@ -7,9 +7,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 
 fail() {
   echo "FAIL: $*"

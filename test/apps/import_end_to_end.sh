@@ -13,9 +13,8 @@ set -eu
 bin=$1
 work=$2
 mode=${3:-all}
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 
 expect_line() { # FILE PATTERN
   if ! grep -q -- "$2" "$1"; then

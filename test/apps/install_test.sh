@@ -10,8 +10,9 @@ generator=$4
 cxx=$5
 inputs=$6
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-rm -rf "$work"
-mkdir -p "$work"
+. "$here/test_folder.sh"
+cbct_test_folder "$work"
+work=$(pwd)
 "$cmake" --install "$build" --prefix "$work/prefix" >"$work/install.log"
 test -f "$work/prefix/lib/cmake/ConeBeamCT/ConeBeamCTConfig.cmake" || test -f "$work/prefix/lib/x86_64-linux-gnu/cmake/ConeBeamCT/ConeBeamCTConfig.cmake"
 "$cmake" -S "$here/external" -B "$work/build" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" \

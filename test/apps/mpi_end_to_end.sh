@@ -8,9 +8,8 @@ set -eu
 bin=$1
 work=$2
 mpiexec=$3
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 # CI runs as root, which Open MPI refuses unless told; Open MPI may also probe for network interfaces
 # and shared memory a container lacks: keep to the loopback and the local transports.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

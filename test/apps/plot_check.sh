@@ -7,9 +7,8 @@ bin=$1
 work=$2
 python=$3
 scripts=$4
-mkdir -p "$work"
-cd "$work" || exit 1
-rm -f bench.png profile.png profile.csv
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 status=0
 
 # PLOT_RESULT NAME RC OUTPUT PNG: checks one script's outcome.

@@ -8,9 +8,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 
 phantom=(--phantom shepplogan --phantom-scale 60 --phantom-density 0.02)
 mae() { # VOLUME [cbct-compare options]: the central-region MAE

@@ -8,9 +8,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 
 expect_below() { # LABEL VALUE LIMIT
   if ! [[ "$2" =~ ^[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?$ ]] || ! awk -v v="$2" -v l="$3" 'BEGIN { exit !(v < l) }'; then

@@ -8,9 +8,9 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work/scan"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
+mkdir -p scan
 
 header() { # FILE KEY: the value of a MetaImage header line
   sed -n "s/^$2 = //p" "$1" | head -1 | tr -d '\r'

@@ -10,9 +10,8 @@
 set -u
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work" || exit 1
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work"
 fail=0
 check() { # check DESCRIPTION COMMAND...: runs the command, reports
   local what=$1

@@ -5,11 +5,11 @@
 //   undoes by reordering the pixels. A stack stored with its u or v axis reversed and a negative
 //   spacing (its first pixel at the detector's far end), in MetaImage or NRRD, reconstructs (CPU FDK)
 //   to the volume of the stack as simulated; a volume stored so is the same volume. Changing only the
-//   sign of ElementSpacing in a header (issue 27, item 7) describes another detector: the mirror image
+//   sign of ElementSpacing in a header describes another detector: the mirror image
 //   of the first about its first pixel, which lies wholly on one side of the rotation axis; so every
 //   negative spacing gets a warning naming the file, the axis, the value and where the pixels lie.
-// - A format without an origin (TIFF, PNG) gives a centred detector, -(N-1)/2 x spacing (issue 27,
-//   item 8; ITK's readers give (0, 0), which put the rotation axis at the detector's corner), with
+// - A format without an origin (TIFF, PNG) gives a centred detector, -(N-1)/2 x spacing (ITK's
+//   readers give (0, 0), which put the rotation axis at the detector's corner), with
 //   --new-spacing applied first; --new-origin still places it; the MPI path's stack information agrees.
 #include "cbctDetectorAxisCheck.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
@@ -46,7 +46,7 @@ struct Options
 std::string
 Temporary(const std::string & name)
 {
-  return ::testing::TempDir() + "cbctAppProjectionGrid_" + name;
+  return cbct::test::TestFile(name);
 }
 
 ImageType::Pointer
@@ -241,7 +241,7 @@ TEST(AppProjectionGrid, NegativeSpacingIsAFlippedDetectorAxisInMetaImageAndNrrd)
       EXPECT_LE(LargestRelativeDifference(read, scan.read), 0.) << "the canonical stack is the simulated one";
       EXPECT_LE(LargestRelativeDifference(Fdk(scan.geometry, read), scan.volume), 1e-6);
 
-      // Only the sign changed (issue 27, item 7's file): the pixels as simulated, the first still at
+      // Only the sign changed: the pixels as simulated, the first still at
       // -118.75 mm, the others at -118.75 - 2.5 i: a detector from -356.25 to -118.75 mm, which a
       // centred reconstruction does not match (it was measured at MAE 0.34 on a full scan).
       const std::string signOnly = Temporary(std::string("sign_only_") + (axis == 0 ? "u." : "v.") + format);
@@ -501,7 +501,7 @@ TEST(AppProjectionGrid, NegativePixdimInNiftiIsRefused)
   EXPECT_EQ(read->GetLargestPossibleRegion().GetSize(0), 4u);
 }
 
-// cbct-fdk's check before reconstructing (cbctDetectorAxisCheck.h, issue 27, item 7): the sign-only
+// cbct-fdk's check before reconstructing (cbctDetectorAxisCheck.h): the sign-only
 // edited stack, read as the apps read it, is refused with one message naming the option, the detector's
 // extent, where the axis projects, the reach on each side and the header's spacing and origin; the
 // iterative apps' warning says the same on stderr; the stack stored reversed with a negative spacing

@@ -4,6 +4,7 @@
 // Here that path must give every pixel, the spacing, origin and flips of the file, for ASCII and
 // binary data, short and float pixels.
 #include "cbctCheckedFiles.h"
+#include "cbctTestFolder.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +22,7 @@ using ImageType = itk::Image<float, 3>;
 std::string
 WriteFlat(const std::string & name, bool ascii, const std::string & type)
 {
-  const std::string path = ::testing::TempDir() + name;
+  const std::string path = cbct::test::TestFile(name);
   std::ofstream out(path, std::ios::binary);
   out << "ObjectType = Image\nNDims = 2\nBinaryData = " << (ascii ? "False" : "True")
       << "\nBinaryDataByteOrderMSB = False\nTransformMatrix = -1 0 0 1\nOffset = -1 4\nElementSpacing = 0.5 2\n"
@@ -87,7 +88,7 @@ TEST(AppReadImage, OneDimensionalMetaImagesOfEveryEncoding)
   for (const bool ascii : { true, false })
     for (const std::string type : { "MET_DOUBLE", "MET_SHORT" })
     {
-      const std::string path = ::testing::TempDir() + "line_" + (ascii ? "ascii_" : "binary_") + type + ".mha";
+      const std::string path = cbct::test::TestFile(std::string("line_") + (ascii ? "ascii_" : "binary_") + type + ".mha");
       SCOPED_TRACE(path);
       {
         std::ofstream out(path, std::ios::binary);

@@ -1,6 +1,7 @@
 // ImageFileContents: every format ITK writes here, whole and cut short; the header's promise against
 // the data in the file, for attached, detached, listed and compressed data.
 #include "cbctImageFileContents.h"
+#include "cbctTestFolder.h"
 
 #include <gtest/gtest.h>
 #include <itkImage.h>
@@ -28,15 +29,7 @@ using ByteImage = itk::Image<unsigned char, 2>;
 std::string
 WorkDirectory()
 {
-  const auto * info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string("cbct_file_contents_") + info->name();
-  for (char & c : name)
-    if (c == '/')
-      c = '_';
-  const std::string directory = "./" + name;
-  std::string command = "rm -rf '" + directory + "' && mkdir -p '" + directory + "'";
-  EXPECT_EQ(std::system(command.c_str()), 0);
-  return directory + "/";
+  return cbct::test::CurrentTestFolder().string() + "/";
 }
 
 template <typename TImage>

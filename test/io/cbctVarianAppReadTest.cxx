@@ -4,6 +4,7 @@
 // detector grid of the file; a damaged one is refused naming the option and the file.
 #include "cbctCheckedFiles.h"
 #include "cbctVarianTestFiles.h"
+#include "cbctTestFolder.h"
 
 #include <gtest/gtest.h>
 
@@ -34,7 +35,7 @@ ReadProjections(const std::string & path)
 
 TEST(VarianAppRead, XimAsAProjectionStack)
 {
-  const std::string path = ::testing::TempDir() + "cbctVarianAppRead.xim";
+  const std::string path = cbct::test::TestFile("cbctVarianAppRead.xim");
   const XimContents c = SmallXim();
   WriteXim(path, c);
   const auto & contents = cbct::apps::InspectImage("--projections", path);
@@ -63,7 +64,7 @@ TEST(VarianAppRead, HndAndHncAsProjectionStacks)
   SetTypicalHndHeader(c);
   for (const char * name : { "cbctVarianAppRead.hnd", "cbctVarianAppRead.hnc" })
   {
-    const std::string path = ::testing::TempDir() + name;
+    const std::string path = cbct::test::TestFile(name);
     if (std::string(name).back() == 'd')
       WriteHnd(path, c);
     else
@@ -78,7 +79,7 @@ TEST(VarianAppRead, HndAndHncAsProjectionStacks)
 
 TEST(VarianAppRead, DamagedXimNamesTheOptionAndTheFile)
 {
-  const std::string path = ::testing::TempDir() + "cbctVarianAppReadDamaged.xim";
+  const std::string path = cbct::test::TestFile("cbctVarianAppReadDamaged.xim");
   XimFile f = MakeXim(SmallXim());
   f.bytes.resize(f.lookupTableAt + 1);
   WriteBytes(path, f.bytes);

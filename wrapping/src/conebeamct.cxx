@@ -1,8 +1,8 @@
 // conebeamct._conebeamct: the compiled half of the Python package conebeamct (pybind11).
 //
 // Images cross as C-contiguous float32 numpy arrays in (z, y, x) order with spacing and origin in
-// (x, y, z) order, as ITK's Python functions do. The pure-Python conebeamct/__init__.py checks and
-// converts what users pass (dtype, contiguity, number of dimensions) and wraps the results in small
+// (x, y, z) order, as ITK's Python functions do. The pure-Python modules of conebeamct check and
+// convert what users pass (dtype, contiguity, number of dimensions) and wraps the results in small
 // classes; the functions here check again and never guess.
 //
 // No copies where the memory allows: an input array is imported into an itk::Image without copying

@@ -1,4 +1,4 @@
-// conebeamct._conebeamct's 4D FDK (issue 28): _fourd_fdk, which conebeamct.fourd_fdk calls.
+// conebeamct._conebeamct's 4D FDK: _fourd_fdk, which conebeamct.fourd_fdk calls.
 #include "cbctPythonBindings.h"
 #include "cbctPythonFDK.h"
 #include "cbctPythonSupport.h"

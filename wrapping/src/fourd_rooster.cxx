@@ -1,4 +1,4 @@
-// conebeamct._conebeamct's 4D ROOSTER (issue 28): _fourd_rooster, which conebeamct.fourd_rooster calls.
+// conebeamct._conebeamct's 4D ROOSTER: _fourd_rooster, which conebeamct.fourd_rooster calls.
 #include "cbctPythonBindings.h"
 #include "cbctPythonSupport.h"
 

@@ -1,4 +1,4 @@
-// conebeamct._conebeamct's breathing signal (issue 28): _breathing_signal, which
+// conebeamct._conebeamct's breathing signal: _breathing_signal, which
 // conebeamct.breathing_signal calls.
 #include "cbctPythonBindings.h"
 #include "cbctPythonSupport.h"

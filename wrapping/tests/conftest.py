@@ -1,4 +1,4 @@
-"""Shared helpers of the conebeamct tests: a scratch directory and a small MetaImage reader."""
+"""Shared helpers of the conebeamct tests: each test's own scratch folder and a small MetaImage reader."""
 
 import os
 import zlib
@@ -6,16 +6,13 @@ import zlib
 import numpy as np
 import pytest
 
+from cbct_test_folders import tmp_path, tmp_path_factory  # noqa: F401 (fixtures: each test's own folder)
+
 
 @pytest.fixture
 def work(tmp_path):
-    """A scratch directory: $CBCT_TEST_WORK/<test> under ctest, pytest's tmp_path otherwise."""
-    root = os.environ.get("CBCT_TEST_WORK")
-    if not root:
-        return tmp_path
-    path = os.path.join(root, os.environ.get("PYTEST_CURRENT_TEST", "test").split(" ")[0].replace("/", "_").replace(":", "_"))
-    os.makedirs(path, exist_ok=True)
-    return path
+    """A scratch directory: the test's own folder (tmp_path), as a string."""
+    return str(tmp_path)
 
 
 _TYPES = {

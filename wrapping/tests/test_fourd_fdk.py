@@ -1,4 +1,4 @@
-"""conebeamct.fourd_fdk (issue 28): frames of a breathing scan place the moving sphere at their phase,
+"""conebeamct.fourd_fdk: frames of a breathing scan place the moving sphere at their phase,
 one frame equals fdk, CUDA equals the CPU where a device is present, bad phases are refused."""
 
 import numpy as np

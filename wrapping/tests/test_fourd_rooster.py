@@ -1,4 +1,4 @@
-"""conebeamct.fourd_rooster (4D ROOSTER, issue 28): one frame without regularisation is CGLS bit for
+"""conebeamct.fourd_rooster (4D ROOSTER): one frame without regularisation is CGLS bit for
 bit; main iterations chain (two calls of one iteration are one call of two); the frames follow the
 phases; phases, masks and initial frames from numpy, torch and CuPy; bad arguments refused by name."""
 

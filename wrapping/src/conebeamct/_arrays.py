@@ -62,7 +62,7 @@ def library_array(obj, name, shape_text="3 dimensions (z, y, x)"):
     """``obj`` as the library takes it: a C-contiguous float32 numpy array for host data (converted
     as :func:`conebeamct.as_float32` says), the object itself for CUDA data (checked by the library:
     float32, C-contiguous, 3 dimensions)."""
-    from . import as_float32
+    from ._checks import as_float32
 
     if obj is None or isinstance(obj, (str, bytes, dict)):
         raise TypeError(f"{name} is a {type(obj).__name__}; expected an array (numpy, PyTorch, CuPy) or an image")

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Literal, Sequence, Tuple, Union, overload
 
 from . import _conebeamct
+from ._checks import _check_finite, _check_geometry, _shape_text
+from ._images import Projections, _as_input
 
 if TYPE_CHECKING:
-    from . import Geometry, Projections
+    from . import Geometry
 
 CalibrationMethod = Literal["auto", "opposite", "sharpness", "beads"]
 OffsetModel = Literal["stage", "detector"]
@@ -109,7 +111,6 @@ def calibrate(
         When the data cannot give the fit, naming what is missing (too few views, a blank scan, an
         optimum at the edge of the search, a parameter the data do not determine).
     """
-    from . import Projections, _as_input, _check_finite, _check_geometry, _shape_text
 
     checked, _ = _as_input(projections, "projections", Projections)
     _check_finite(checked.array, "projections")

@@ -1,16 +1,16 @@
-"""4D (respiratory-correlated) FDK: :func:`fourd_fdk`, as ``cbct-fourdfdk`` (issue 28)."""
+"""4D (respiratory-correlated) FDK: :func:`fourd_fdk`, as ``cbct-fourdfdk``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Literal, Optional, Sequence, Union
+from typing import Any, List, Literal, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _conebeamct
+from ._checks import _check_finite, _check_geometry, _number, _sizes, _volume_grid
+from ._conebeamct import Geometry
 from ._conventions import Hardware, Point3, Progress, VolumeShape, VoxelSpacing, WindowName, _fov_mode, documented
-
-if TYPE_CHECKING:
-    from . import Geometry, Projections, Volume
+from ._images import Projections, Volume, _as_input
 
 GatingShape = Literal["rectangular", "triangular"]
 
@@ -43,8 +43,6 @@ def _phase_values(values: np.ndarray) -> List[float]:
 
 def _checked_projections(projections: Any, geometry: Any) -> Any:
     """The projections as a checked Projections (finite, one per projection of the checked geometry)."""
-    from . import Projections, _as_input, _check_finite, _check_geometry
-
     checked, _ = _as_input(projections, "projections", Projections)
     _check_finite(checked.array, "projections")
     _check_geometry(geometry)
@@ -55,8 +53,6 @@ def _checked_projections(projections: Any, geometry: Any) -> Any:
 
 def _frame_volumes(array: np.ndarray, info: dict, spacing: Any, origin: Any) -> List[Any]:
     """One Volume per frame of a (frame, z, y, x) array, each info with its frame and phase f/N."""
-    from . import Volume
-
     frames = array.shape[0]
     return [
         Volume(np.ascontiguousarray(array[f]), spacing, origin, info=dict(info, frame=f, phase=f / frames))
@@ -145,15 +141,10 @@ def fourd_fdk(
     -----
     The GIL is released while it runs.
     """
-    from . import _centred, _number, _numbers, _sizes
-
     checked = _checked_projections(projections, geometry)
     values = _phases_list(phases, len(geometry))
     count = _sizes(frames, "frames", 1, "an integer number of breathing phases >= 1")[0]
-    zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
-    xyz = zyx[::-1]
-    step = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
-    first = _centred(xyz, step) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+    xyz, step, first = _volume_grid(shape, spacing, origin)
     hann = _number(hann_cutoff_v, "hann_cutoff_v", "a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none", 0.0, 1.0)
     try:
         array, info = _conebeamct._fourd_fdk(

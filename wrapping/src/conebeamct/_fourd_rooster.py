@@ -1,17 +1,17 @@
-"""4D ROOSTER: :func:`fourd_rooster`, as ``cbct-fourdrooster`` (issue 28)."""
+"""4D ROOSTER: :func:`fourd_rooster`, as ``cbct-fourdrooster``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _conebeamct
+from ._checks import _centred, _numbers, _sizes
+from ._conebeamct import Geometry
 from ._fourd import _checked_projections, _frame_volumes, _phase_values
 from ._conventions import DeviceHardware, Point3, Progress, ProjectorName, VolumeShape, VoxelSpacing, documented
-
-if TYPE_CHECKING:
-    from . import Geometry, Projections, Volume
+from ._images import Projections, Volume
 
 
 def _host(array: Any) -> np.ndarray:
@@ -137,8 +137,6 @@ def fourd_rooster(
     -----
     The GIL is released while it runs.
     """
-    from . import Volume, _centred, _numbers, _sizes
-
     checked = _checked_projections(projections, geometry)
     values = _phases(phases, len(geometry))
     count = 10 if frames is None else _count(frames, "frames", 1)

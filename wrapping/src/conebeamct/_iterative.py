@@ -3,11 +3,13 @@ transmission path of :func:`conebeamct.osem` (_iterate)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, TypeVar
+from typing import Any, Callable, Optional, Sequence, TypeVar
 
 import numpy as np
 
 from . import _conebeamct
+from ._checks import _check_geometry, _check_projection_count, _numbers, _sizes, _volume_grid
+from ._conebeamct import Geometry
 from ._conventions import (
     BackprojectorName,
     DeviceHardware,
@@ -18,10 +20,8 @@ from ._conventions import (
     VoxelSpacing,
     documented,
 )
+from ._images import Projections, Volume, _as_input
 from ._projectors import _BACKPROJECTORS, _PROJECTORS, _choice
-
-if TYPE_CHECKING:
-    from . import Geometry, Projections, Volume
 
 # The parameters sart, sirt and cgls share (after {projections} and {grid}).
 _COMMON = """{initial}
@@ -62,15 +62,9 @@ def _shared(function: _Function) -> _Function:
 
 def _iterate(method, projections, geometry, shape, spacing, origin, initial, iterations, projector, backprojector,
              step, hardware, devices, progress, lambda_=0.3, per_subset=0, positivity=False):
-    from . import Projections, Volume, _as_input, _centred, _check_geometry, _numbers, _sizes, _shape_text
-
     checked, from_itk = _as_input(projections, "projections", Projections)
     _check_geometry(geometry)
-    if checked.array.shape[0] != len(geometry):
-        raise ValueError(
-            f"projections has shape {_shape_text(checked.array.shape)}, {checked.array.shape[0]} projections, "
-            f"but geometry has {len(geometry)}"
-        )
+    _check_projection_count(checked, geometry)
     if initial is not None:
         if shape is not None or origin is not None:
             raise ValueError("initial and shape/origin: the initial volume defines the grid; give one or the other")
@@ -78,11 +72,9 @@ def _iterate(method, projections, geometry, shape, spacing, origin, initial, ite
     else:
         if shape is None:
             raise ValueError("shape is None; expected N or (nz, ny, nx) voxels (or an initial volume)")
-        zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
-        step_mm = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
-        first = _centred(zyx[::-1], step_mm) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+        xyz, step_mm, first = _volume_grid(shape, spacing, origin)
         # Zeros, as the apps start (OSEM starts from 1 where it is given 0 everywhere).
-        start = Volume(np.zeros(zyx, np.float32), step_mm, first)
+        start = Volume(np.zeros(xyz[::-1], np.float32), step_mm, first)
     count = _sizes(iterations, "iterations", 1, "an integer >= 1")[0]
     _choice(projector, "projector", _PROJECTORS)
     _choice(backprojector, "backprojector", _BACKPROJECTORS)

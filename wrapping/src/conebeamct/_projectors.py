@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
 from . import _arrays
 from . import _conebeamct
+from ._checks import _centred, _check_geometry, _is_itk_image, _numbers, _sizes, _volume_grid
+from ._conebeamct import Geometry
 from ._conventions import (
     BackprojectorName,
     DetectorSize,
@@ -22,9 +24,7 @@ from ._conventions import (
     documented,
     renamed,
 )
-
-if TYPE_CHECKING:
-    from . import Geometry, Projections, Volume
+from ._images import Image, Projections, Volume, _as_input
 
 _PROJECTORS = ("joseph", "raycast")
 _BACKPROJECTORS = ("adjoint", "voxel")
@@ -98,13 +98,8 @@ class Projector:
         hardware: DeviceHardware = "cpu",
         device: int = 0,
     ) -> None:
-        from . import _centred, _check_geometry, _numbers, _sizes
-
         _check_geometry(geometry)
-        zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
-        xyz = zyx[::-1]
-        self.spacing = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
-        self.origin = _centred(xyz, self.spacing) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
+        xyz, self.spacing, self.origin = _volume_grid(shape, spacing, origin)
         uv = _sizes(detector_size, "detector_size", 2, "N or (U, V) pixels, integers >= 1")
         self.detector_spacing = _numbers(detector_spacing, "detector_spacing", 2, "a pixel size > 0 in mm, or (su, sv)",
                                          positive=True)
@@ -123,7 +118,7 @@ class Projector:
             raise ValueError(f"device is {device!r}; expected a CUDA device index >= 0")
         self.geometry = geometry
         self._operator = _conebeamct._Projector(
-            geometry, zyx, self.spacing, self.origin, uv[::-1], self.detector_spacing, self.detector_origin,
+            geometry, xyz[::-1], self.spacing, self.origin, uv[::-1], self.detector_spacing, self.detector_origin,
             projector, backprojector, float(step), hardware, int(device),
         )
 
@@ -133,8 +128,6 @@ class Projector:
         shape (z, y, x), spacing and origin in mm) and ``projections`` (:class:`Projections` or
         ``itk.Image``: (projection, v, u), detector spacing and origin in mm); ``options``
         (``projector``, ``backprojector``, ``step``, ``hardware``, ``device``) as the constructor's."""
-        from . import Projections, Volume, _as_input
-
         v, _ = _as_input(volume, "volume", Volume)
         p, _ = _as_input(projections, "projections", Projections)
         return cls(geometry, v.array.shape, p.array.shape[:0:-1], v.spacing, p.spacing[:2], v.origin, p.origin[:2],
@@ -156,8 +149,6 @@ class Projector:
         return self._operator.projection_shape
 
     def _apply(self, x, forward, check_finite):
-        from . import Image, Projections, Volume, _as_input, _is_itk_image
-
         if isinstance(x, Image) or _is_itk_image(x):
             cls, name = (Volume, "volume") if forward else (Projections, "projections")
             checked, from_itk = _as_input(x, name, cls)
@@ -232,8 +223,6 @@ def forward_project(
         Line integrals, array (len(geometry), V, U) float32; spacing (su, sv, 1), origin (u0, v0, 0)
         in mm. An ``itk.Image`` for an ``itk.Image``.
     """
-    from . import Volume, _as_input
-
     checked, from_itk = _as_input(volume, "volume", Volume)
     A = Projector(geometry, checked.array.shape, detector_size, checked.spacing, detector_spacing, checked.origin,
                   detector_origin, projector=projector, step=step, hardware=hardware, device=device)
@@ -279,8 +268,6 @@ def back_project(
         Array (nz, ny, nx) float32 in (z, y, x) order, spacing and origin (x, y, z) in mm. An
         ``itk.Image`` for an ``itk.Image``.
     """
-    from . import Projections, _as_input
-
     checked, from_itk = _as_input(projections, "projections", Projections)
     A = Projector(geometry, shape, checked.array.shape[:0:-1], spacing, checked.spacing[:2], origin, checked.origin[:2],
                   projector=projector, backprojector=backprojector, step=step, hardware=hardware, device=device)

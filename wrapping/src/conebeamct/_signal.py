@@ -1,16 +1,15 @@
-"""The breathing signal and phases from the projections: :func:`breathing_signal`, as ``cbct-signal`` (issue 28)."""
+"""The breathing signal and phases from the projections: :func:`breathing_signal`, as ``cbct-signal``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Tuple
+from typing import Literal, Tuple
 
 import numpy as np
 
 from . import _conebeamct
+from ._checks import _check_finite, _number
 from ._conventions import documented
-
-if TYPE_CHECKING:
-    from . import Projections
+from ._images import Projections, _as_input
 
 EdgeDirection = Literal["below", "above", "both"]
 SignalMethod = Literal["principal", "edge"]
@@ -87,8 +86,6 @@ def breathing_signal(
     -----
     The GIL is released while it runs.
     """
-    from . import Projections, _as_input, _check_finite, _number
-
     checked, _ = _as_input(projections, "projections", Projections)
     _check_finite(checked.array, "projections")
     if checked.array.shape[0] < 8:

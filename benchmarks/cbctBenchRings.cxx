@@ -1,13 +1,12 @@
-#ifndef cbctBenchRings_h
-#define cbctBenchRings_h
-
 // cbct-bench --method rings: ring (stripe) removal of problem S's projections, 360 x 512^2 line
 // integrals (or --views projections), with stripes in a few columns; each filter (Vo et al.'s sorting,
 // Münch et al.'s wavelet-Fourier) on the CPU, and on the GPU with the projections resident on the
 // device ("device_s": the filter alone, as a GPU pipeline would run it) and host to host ("total_s":
 // upload, filter, download). One JSON line per filter and hardware: medians of the timed runs.
 
-#include "cbctCudaDevice.h"
+#include "cbctBench.h"
+
+#include "cbctConfiguration.h"
 #include "cbctSortingStripeRemovalImageFilter.h"
 #include "cbctWaveletFourierStripeRemovalImageFilter.h"
 #if CBCT_USE_CUDA
@@ -26,6 +25,8 @@
 #include <vector>
 
 namespace cbct::bench
+{
+namespace
 {
 
 /** Line integrals of a water-like disc with a moving blob in every row, 512 x 512 pixels x
@@ -57,7 +58,7 @@ StripedProjections(unsigned int projections)
   return image;
 }
 
-inline double
+double
 RingsMedian(std::vector<double> v)
 {
   std::sort(v.begin(), v.end());
@@ -130,8 +131,9 @@ TimeRingsOnCuda(TFilter * filter, TImage * input, const char * name, const std::
 }
 #endif
 
-/** Both filters with their default parameters on `hardware` (cpu or cuda). */
-inline void
+} // namespace
+
+void
 RunRings(const std::string & hardware, const std::string & device, unsigned int projections, unsigned int runs)
 {
   if (hardware == "cpu")
@@ -161,5 +163,3 @@ RunRings(const std::string & hardware, const std::string & device, unsigned int 
 }
 
 } // namespace cbct::bench
-
-#endif

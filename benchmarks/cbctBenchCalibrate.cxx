@@ -1,6 +1,3 @@
-#ifndef cbctBenchCalibrate_h
-#define cbctBenchCalibrate_h
-
 // cbct-bench --method calibrate: the geometry calibration of problem S's scan (360 projections of
 // 512^2 pixels of 0.8 mm, SID 1000 mm, SDD 1500 mm; or --views projections) of the Shepp-Logan head
 // (120 mm) whose rotation axis stands 13 pixels off the detector's centre (the stage: source and detector
@@ -8,6 +5,8 @@
 // (opposite views, then the sharpness of FDK slices), offset and roll, the slices' FDK on the CPU or the
 // GPU. One JSON line per hardware: the median seconds of the timed runs (after an untimed one), and what
 // was fitted against the truth.
+
+#include "cbctBench.h"
 
 #include "cbctCudaDevice.h"
 #include "cbctGeometricPhantom.h"
@@ -25,8 +24,7 @@
 namespace cbct::bench
 {
 
-/** Times the calibration of S's miscalibrated scan `runs` times after a warm-up on `hardware`. */
-inline void
+void
 RunCalibrate(const std::string & hardware, const std::string & device, unsigned int projections, unsigned int runs)
 {
   using Image = itk::Image<float, 3>;
@@ -83,5 +81,3 @@ RunCalibrate(const std::string & hardware, const std::string & device, unsigned 
 }
 
 } // namespace cbct::bench
-
-#endif
