@@ -216,11 +216,15 @@ def test_sart_need_is_the_apps_sum(scan):
 
 
 @pytest.mark.skipif(not (cbct.has_cuda() and cbct.cuda_device()), reason="needs a CUDA device")
-def test_fdk_on_cuda_in_slabs_is_the_same_volume(fdk_scan):
-    # The CUDA filter holds a slab's output on the host and takes every projection of the slab's rows.
+def test_fdk_on_cuda_within_a_budget(fdk_scan):
+    # The CUDA filter holds only the volume on the host (it weights, filters and backprojects on the
+    # device, in pieces of its own): a budget of at least the volume takes one slab and gives the same
+    # volume; less is refused, naming the volume.
     geometry, projections = fdk_scan
     reference = cbct.fdk(projections, geometry, FDK_VOXELS, FDK_VOXEL, hardware="cuda")
     planned = cbct.fdk(projections, geometry, FDK_VOXELS, FDK_VOXEL, hardware="cuda", memory="300K")
-    assert planned.info["slabs"] > 1 and planned.info["projections_per_batch"] == FDK_PROJECTIONS, planned.info["plan"]
-    assert planned.info["planned_peak_bytes"] <= 300 * 1024
+    assert planned.info["slabs"] == 1 and planned.info["projections_per_batch"] == FDK_PROJECTIONS, planned.info["plan"]
+    assert planned.info["planned_peak_bytes"] == FDK_VOXELS**3 * 4
     assert np.array_equal(_bits(planned), _bits(reference))
+    with pytest.raises(ValueError, match=r"memory is '200K' .*the 250 kB volume returned\) needs"):
+        cbct.fdk(projections, geometry, FDK_VOXELS, FDK_VOXEL, hardware="cuda", memory="200K")

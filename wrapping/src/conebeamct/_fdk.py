@@ -79,7 +79,9 @@ def fdk(
         as the budget allows and reading only the detector rows it projects onto, the projections
         weighted, filtered and backprojected in batches that fit; the volume is the same, bit for bit.
         A budget too small even for slabs of one row of voxels is a ValueError saying what the
-        smallest plan needs. None (default): ``divisions`` slabs, every projection at once.
+        smallest plan needs. On CUDA the host holds only the volume (the device's work is split by
+        the CUDA filter itself): the budget must hold the volume, and one slab is taken. None
+        (default): ``divisions`` slabs, every projection at once.
 
     Returns
     -------
