@@ -54,6 +54,23 @@ def test_fdk_in_slabs_and_batches_is_the_same_volume(fdk_scan, fdk_whole):
     assert fractions and fractions == sorted(fractions) and fractions[-1] == pytest.approx(1.0)
 
 
+def test_fdk_in_slabs_stops_when_progress_raises(fdk_scan, fdk_whole):
+    geometry, projections = fdk_scan
+
+    class Stop(Exception):
+        pass
+
+    def stop(fraction):
+        if fraction > 0.3:
+            raise Stop(f"stopped at {fraction:.2f}")
+
+    with pytest.raises(Stop, match="stopped at"):
+        cbct.fdk(projections, geometry, FDK_VOXELS, FDK_VOXEL, hardware="cpu", memory="1100K", progress=stop)
+    # Usable again afterwards, with the same plan.
+    again = cbct.fdk(projections, geometry, FDK_VOXELS, FDK_VOXEL, hardware="cpu", memory="1100K")
+    assert again.info["slabs"] > 1 and np.array_equal(_bits(again), _bits(fdk_whole))
+
+
 def test_fdk_with_room_takes_one_slab_and_every_projection(fdk_scan, fdk_whole):
     geometry, projections = fdk_scan
     for memory in (1 << 30, np.int64(1 << 30), "1G", " 1 GiB "):
