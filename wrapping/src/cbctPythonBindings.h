@@ -35,6 +35,10 @@ RegisterFourDFDK(pybind11::module_ & m, const GeometryOf & geometryOf);
 void
 RegisterBreathingSignal(pybind11::module_ & m);
 
+/** _memory_size and _format_bytes: the `memory=` argument read as the apps read --memory (memory.cxx). */
+void
+RegisterMemory(pybind11::module_ & m);
+
 /** A Python conebeamct.Geometry holding a C++ geometry (the class is defined in conebeamct.cxx). */
 using MakeGeometry = std::function<pybind11::object(ThreeDCircularProjectionGeometry::Pointer)>;
 

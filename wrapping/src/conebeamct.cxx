@@ -17,6 +17,7 @@
 #include "cbctConfiguration.h"
 #include "cbctPythonBindings.h"
 #include "cbctPythonFDK.h"
+#include "cbctPythonFDKMemory.h"
 #include "cbctPythonSupport.h"
 #include "cbctConstantImageSource.h"
 #include "cbctCudaDevice.h"
@@ -188,10 +189,13 @@ VoxelizePhantom(const std::array<unsigned long, 3> & size,
 struct FdkOptions : FdkFilterOptions // the grid and filter settings, shared with _fourd_fdk
 {
   unsigned int divisions = 1;
+  std::uint64_t memory = 0; // the host memory budget in bytes (cbctPythonFDKMemory.h); 0: none
+  std::string memoryText;   // the budget as the caller wrote it, for messages
 };
 
 /** The pipeline of cbct-fdk for one image type and FDK filter: a grid of zeros, FDK, streamed in
- * slabs along y. Returns the volume and the stage times. */
+ * slabs along y (`divisions` of them, or those of the memory plan within o.memory). Returns the volume
+ * and the stage times (and the plan). */
 template <class TImage, class TFDK>
 py::tuple
 Reconstruct(const FloatArray & projectionsArray,
@@ -214,6 +218,18 @@ Reconstruct(const FloatArray & projectionsArray,
   {
     py::gil_scoped_release release;
     fdk->UpdateOutputInformation(); // checks the geometry against the projections before the work
+  }
+
+  if (o.memory > 0)
+  {
+    py::dict info;
+    info["hardware"] = hardware;
+    const auto start = std::chrono::steady_clock::now();
+    py::array_t<float> volume =
+      ReconstructWithinMemory<TImage>(fdk.GetPointer(), grid.GetPointer(), o.memory, o.memoryText, info, progress);
+    AddStageTimes(info, fdk.GetPointer());
+    info["total_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return py::make_tuple(volume, info);
   }
 
   auto streamer = itk::StreamingImageFilter<TImage, TImage>::New();
@@ -254,10 +270,17 @@ Fdk(const FloatArray & projections,
     double pad,
     double hannY,
     const std::string & fov,
+    std::uint64_t memory,
+    const std::string & memoryText,
     const py::object & progress)
 {
   CheckDimensions(projections, "projections", 3, "3 dimensions (projection, v, u)");
   FdkOptions o;
+  o.memory = memory;
+  o.memoryText = memoryText;
+  if (memory > 0 && divisions != 1)
+    throw py::value_error("divisions is " + std::to_string(divisions) + " with memory " + memoryText +
+                          "; expected 1 (the default): the memory plan chooses the slabs");
   o.fieldOfView = CheckedFieldOfView(fov);
   o.size = size;
   o.spacing = spacing;
@@ -954,7 +977,7 @@ then every projection must be: sid is then the detector's distance from the rota
   m.def("_fdk", &Fdk, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
         py::arg("geometry"), py::arg("size"), py::arg("spacing"), py::arg("origin"), py::arg("window"),
         py::arg("cutoff"), py::arg("displaced"), py::arg("hardware"), py::arg("divisions"), py::arg("pad"),
-        py::arg("hann_y"), py::arg("fov"), py::arg("progress"));
+        py::arg("hann_y"), py::arg("fov"), py::arg("memory"), py::arg("memory_text"), py::arg("progress"));
   m.def("_preprocess", &Preprocess, py::arg("projections"), py::arg("spacing"), py::arg("origin"),
         py::arg("intensities"), py::arg("i0"), py::arg("idark"), py::arg("air_threshold"), py::arg("minimum_signal"),
         py::arg("lower_crop"), py::arg("upper_crop"), py::arg("binning"), py::arg("median_radius"),
@@ -1021,6 +1044,7 @@ then every projection must be: sid is then the detector's distance from the rota
   cbct::python::RegisterFourDROOSTER(m, geometryOf);
   cbct::python::RegisterFourDFDK(m, geometryOf);
   cbct::python::RegisterBreathingSignal(m);
+  cbct::python::RegisterMemory(m);
   const cbct::python::MakeGeometry makeGeometry = [](Geometry::Pointer geometry) {
     GeometryHandle handle;
     handle.geometry = geometry;

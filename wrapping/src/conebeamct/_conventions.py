@@ -42,6 +42,8 @@ DeviceHardware = Literal["cpu", "cuda"]
 ProjectorName = Literal["joseph", "raycast"]
 #: The backprojectors: the forward projector's exact transpose, or voxel-based (RTK's, TIGRE's for SART).
 BackprojectorName = Literal["adjoint", "voxel"]
+#: A host memory budget (``memory=``): bytes, or a size such as '8G' or '512M' (powers of 1024); None: none.
+MemoryBudget = Optional[Union[int, str]]
 #: The ramp filter's windows.
 WindowName = Literal["ramlak", "shepplogan", "cosine", "hamming", "hann"]
 
@@ -76,6 +78,12 @@ _SHARED_DOCS = {
         the cylinder the detector covers, or above and below the cones its top and bottom rows reach)
         are not backprojected and are 0 ('zero', or True) or NaN ('nan': "not measured"); None (the
         default) reconstructs every voxel, as RTK does.""",
+    "memory": """    memory : int or str, optional
+        A host memory budget, as the app's ``--memory``: bytes, or a size such as ``'8G'`` or
+        ``'512M'`` (K, M, G, T: powers of 1024). This method holds its projections and volumes whole,
+        as its app does: a run whose buffers (the volumes it makes and its working buffers, counted as
+        the app counts them, less the arrays given, which are in your memory already) need more is
+        refused before it starts, a ValueError saying what it needs. None (default): no check.""",
     "progress": """    progress : callable, optional
         Called with the fraction done (increasing, 0 to 1) from the working thread with the GIL held;
         an exception it raises stops the work (after the current iteration for the iterative methods)

@@ -14,6 +14,7 @@ from ._conventions import (
     BackprojectorName,
     DetectorSize,
     DeviceHardware,
+    MemoryBudget,
     PixelSpacing,
     Point2,
     Point3,
@@ -24,6 +25,7 @@ from ._conventions import (
     renamed,
 )
 from ._images import Projections, Volume, _as_input
+from ._memory import _check_memory, _iterative_need, _memory_budget
 
 def _attenuation(attenuation):
     """(array, spacing, origin) of an optional attenuation map (a :class:`Volume` or ``itk.Image``)."""
@@ -128,6 +130,7 @@ def osem(
     backprojector: BackprojectorName = "adjoint",
     step: float = 0.0,
     devices: Optional[Sequence[int]] = None,
+    memory: MemoryBudget = None,
 ) -> Volume:
     """OSEM, or MLEM with ``projections_per_subset=0``, as ``cbct-osem`` does it (the same bits on
     the CPU), with a transmission projector or the emission one (attenuation, collimator blur).
@@ -163,6 +166,7 @@ def osem(
         The ray caster's sample distance in mm (0: the smallest voxel spacing), >= 0.
     devices : sequence of int, optional
         Transmission projectors with hardware='cuda' only: the CUDA devices sharing the volume in slabs.
+{memory}
 
     Returns
     -------
@@ -177,7 +181,7 @@ def osem(
         volume = _iterative._iterate(
             "osem", projections, geometry, shape, spacing, origin, initial, iterations,
             "joseph" if projector is None else projector, backprojector, step, hardware, devices, progress,
-            per_subset=projections_per_subset,
+            per_subset=projections_per_subset, memory=memory,
         )
         (volume.info if isinstance(volume, Volume) else {}).update(projector="joseph" if projector is None else projector)
         return volume
@@ -201,6 +205,12 @@ def osem(
     if emission and projector != "emission":
         raise ValueError(f"projector is {projector!r}; expected 'emission' (or None) with an attenuation map or a psf")
     mu, mu_spacing, mu_origin = _attenuation(attenuation)
+    budget = _memory_budget(memory)
+    if budget is not None:
+        voxels = int(np.prod(xyz))
+        parts, remedy = _iterative_need("osem", voxels, checked.array.size, len(geometry), False, hardware == "cuda",
+                                        True, int(projections_per_subset))
+        _check_memory(memory, budget, "the reconstruction", parts, remedy)
     array = _conebeamct._osem(
         checked.array, checked.spacing, checked.origin, geometry, xyz, step, first, count, int(projections_per_subset),
         str(projector), mu, mu_spacing, mu_origin, _psf(psf), str(hardware), progress

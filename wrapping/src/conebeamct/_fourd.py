@@ -9,8 +9,19 @@ import numpy as np
 from . import _conebeamct
 from ._checks import _check_finite, _check_geometry, _number, _sizes, _volume_grid
 from ._conebeamct import Geometry
-from ._conventions import Hardware, Point3, Progress, VolumeShape, VoxelSpacing, WindowName, _fov_mode, documented
+from ._conventions import (
+    Hardware,
+    MemoryBudget,
+    Point3,
+    Progress,
+    VolumeShape,
+    VoxelSpacing,
+    WindowName,
+    _fov_mode,
+    documented,
+)
 from ._images import Projections, Volume, _as_input
+from ._memory import _bytes, _check_memory, _memory_budget
 
 GatingShape = Literal["rectangular", "triangular"]
 
@@ -79,6 +90,7 @@ def fourd_fdk(
     pad: float = 0.0,
     hann_cutoff_v: float = 0.0,
     fov: Optional[str] = None,
+    memory: MemoryBudget = None,
 ) -> List["Volume"]:
     """Respiratory-correlated (4D) FDK, as ``cbct-fourdfdk`` does it: one volume per breathing phase,
     each an FDK of the projections of that phase.
@@ -120,6 +132,7 @@ def fourd_fdk(
         A Hann low-pass along v with this cut-off in (0, 1], a fraction of Nyquist; 0: none.
 {fov}
         The whole scan's field of view: the same voxels in every frame.
+{memory}
 
     Returns
     -------
@@ -133,7 +146,8 @@ def fourd_fdk(
     ------
     ValueError
         For phases that are not one finite value in [0, 1) per projection (naming the first bad
-        index), projections holding NaN, a bad argument (named), or a frame without projections.
+        index), projections holding NaN, a bad argument (named), a frame without projections, or a
+        run that needs more than ``memory`` (saying what it needs).
     ITKError
         For an error of the C++ library.
 
@@ -146,6 +160,16 @@ def fourd_fdk(
     count = _sizes(frames, "frames", 1, "an integer number of breathing phases >= 1")[0]
     xyz, step, first = _volume_grid(shape, spacing, origin)
     hann = _number(hann_cutoff_v, "hann_cutoff_v", "a cut-off in (0, 1] as a fraction of Nyquist, or 0 for none", 0.0, 1.0)
+    budget = _memory_budget(memory)
+    if budget is not None:  # as cbct-fourdfdk counts it, less the projections given
+        voxels = int(np.prod(xyz))
+        parts = [
+            ("filtered projections", _bytes(checked.array.size)),
+            ("4D volume", _bytes(voxels, count)),
+            ("frame buffers", _bytes(voxels, 2)),
+        ]
+        _check_memory(memory, budget, "the 4D reconstruction", parts,
+                      "a smaller volume (shape, or a coarser spacing) or fewer frames")
     try:
         array, info = _conebeamct._fourd_fdk(
             checked.array,

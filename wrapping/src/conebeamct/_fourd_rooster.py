@@ -10,8 +10,18 @@ from . import _conebeamct
 from ._checks import _centred, _numbers, _sizes
 from ._conebeamct import Geometry
 from ._fourd import _checked_projections, _frame_volumes, _phase_values
-from ._conventions import DeviceHardware, Point3, Progress, ProjectorName, VolumeShape, VoxelSpacing, documented
+from ._conventions import (
+    DeviceHardware,
+    MemoryBudget,
+    Point3,
+    Progress,
+    ProjectorName,
+    VolumeShape,
+    VoxelSpacing,
+    documented,
+)
 from ._images import Projections, Volume
+from ._memory import _bytes, _check_memory, _memory_budget
 
 
 def _host(array: Any) -> np.ndarray:
@@ -68,6 +78,7 @@ def fourd_rooster(
     step: float = 0.0,
     hardware: DeviceHardware = "cpu",
     progress: Progress = None,
+    memory: MemoryBudget = None,
 ) -> List["Volume"]:
     """4D ROOSTER, as ``cbct-fourdrooster`` (RTK's rtkfourdrooster): a respiratory-correlated sequence
     of volumes from all the projections, the frames linked by the phase interpolation weights.
@@ -115,6 +126,7 @@ def fourd_rooster(
     hardware : str
         'cpu' or 'cuda' (the whole method on the GPU).
 {progress}
+{memory}
 
     Returns
     -------
@@ -129,7 +141,8 @@ def fourd_rooster(
     ------
     ValueError
         For phases that are not one finite value in [0, 1) per projection (naming the first bad
-        index), non-finite inputs, a bad argument (named), or a motion mask on another grid.
+        index), non-finite inputs, a bad argument (named), a motion mask on another grid, or a run
+        that needs more than ``memory`` (saying what it needs).
     ITKError
         For an error of the C++ library.
 
@@ -140,6 +153,24 @@ def fourd_rooster(
     checked = _checked_projections(projections, geometry)
     values = _phases(phases, len(geometry))
     count = 10 if frames is None else _count(frames, "frames", 1)
+    budget = _memory_budget(memory)
+
+    def check_memory(frame_count, zyx):
+        # As cbct-fourdrooster counts it, less the projections (and initial frames) given; before the
+        # initial zeros are made.
+        if budget is None:
+            return
+        voxels = int(np.prod(zyx))
+        volumes = 5 if initial is not None else 6
+        parts = [
+            (f"4D volumes ({'' if initial is not None else 'initial, '}output, 3 working, temporal TV dual)",
+             _bytes(voxels * frame_count, volumes)),
+            ("projection stacks (4 working)", _bytes(checked.array.size, 4)),
+            ("spatial TV volumes", _bytes(voxels, 5)),
+        ]
+        _check_memory(memory, budget, "the 4D reconstruction", parts,
+                      "a smaller volume (shape, or a coarser spacing) or fewer frames")
+
     step_mm = _numbers(spacing, "spacing", 3, "a voxel size > 0 in mm, or (sx, sy, sz)", positive=True)
     if initial is not None and not hasattr(initial, "shape") and len(initial) and isinstance(initial[0], Volume):
         if shape is not None or origin is not None:
@@ -162,6 +193,7 @@ def fourd_rooster(
             raise ValueError("shape is None; expected N or (nz, ny, nx) voxels (or initial frames)")
         else:
             zyx = _sizes(shape, "shape", 3, "N or (nz, ny, nx) voxels, integers >= 1")
+            check_memory(count, zyx)
             start = np.zeros((count,) + tuple(zyx), np.float32)
         first = _centred(tuple(zyx)[::-1], step_mm) if origin is None else _numbers(origin, "origin", 3, "(x, y, z) in mm")
     if frames is not None and count != start.shape[0]:
@@ -184,6 +216,8 @@ def fourd_rooster(
     step_value = float(step)
     if not (np.isfinite(step_value) and step_value >= 0.0):
         raise ValueError(f"step is {step!r}; expected a ray-cast sample distance >= 0 in mm (0: the smallest voxel spacing)")
+    if initial is not None:
+        check_memory(start.shape[0], start.shape[1:])
     array, info = _conebeamct._fourd_rooster(
         checked.array,
         checked.spacing,

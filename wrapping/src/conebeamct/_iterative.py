@@ -13,6 +13,7 @@ from ._conebeamct import Geometry
 from ._conventions import (
     BackprojectorName,
     DeviceHardware,
+    MemoryBudget,
     Point3,
     Progress,
     ProjectorName,
@@ -21,6 +22,7 @@ from ._conventions import (
     documented,
 )
 from ._images import Projections, Volume, _as_input
+from ._memory import _check_memory, _iterative_need, _memory_budget
 from ._projectors import _BACKPROJECTORS, _PROJECTORS, _choice
 
 # The parameters sart, sirt and cgls share (after {projections} and {grid}).
@@ -37,6 +39,7 @@ _MODELS = """    projector : str
     devices : sequence of int, optional
         With hardware='cuda': the CUDA devices sharing the volume in slabs (default: the first).
 {progress}
+{memory}
 
     Returns
     -------
@@ -61,7 +64,7 @@ def _shared(function: _Function) -> _Function:
 
 
 def _iterate(method, projections, geometry, shape, spacing, origin, initial, iterations, projector, backprojector,
-             step, hardware, devices, progress, lambda_=0.3, per_subset=0, positivity=False):
+             step, hardware, devices, progress, lambda_=0.3, per_subset=0, positivity=False, memory=None):
     checked, from_itk = _as_input(projections, "projections", Projections)
     _check_geometry(geometry)
     _check_projection_count(checked, geometry)
@@ -73,8 +76,7 @@ def _iterate(method, projections, geometry, shape, spacing, origin, initial, ite
         if shape is None:
             raise ValueError("shape is None; expected N or (nz, ny, nx) voxels (or an initial volume)")
         xyz, step_mm, first = _volume_grid(shape, spacing, origin)
-        # Zeros, as the apps start (OSEM starts from 1 where it is given 0 everywhere).
-        start = Volume(np.zeros(xyz[::-1], np.float32), step_mm, first)
+        start = None  # zeros, made once the memory budget allows them
     count = _sizes(iterations, "iterations", 1, "an integer >= 1")[0]
     _choice(projector, "projector", _PROJECTORS)
     _choice(backprojector, "backprojector", _BACKPROJECTORS)
@@ -93,6 +95,15 @@ def _iterate(method, projections, geometry, shape, spacing, origin, initial, ite
                          f"the number of projections ({len(geometry)})")
     if not (np.isfinite(lambda_) and lambda_ > 0):
         raise ValueError(f"lambda_ is {lambda_!r}; expected a finite relaxation factor > 0")
+    budget = _memory_budget(memory)
+    if budget is not None:
+        voxels = start.array.size if start is not None else int(np.prod(xyz))
+        parts, remedy = _iterative_need(method, voxels, checked.array.size, len(geometry), initial is not None,
+                                        hardware == "cuda", backprojector == "adjoint", int(per_subset))
+        _check_memory(memory, budget, "the reconstruction", parts, remedy)
+    if start is None:
+        # Zeros, as the apps start (OSEM starts from 1 where it is given 0 everywhere).
+        start = Volume(np.zeros(xyz[::-1], np.float32), step_mm, first)
     array, info = _conebeamct._iterate(
         method, checked.array, checked.spacing, checked.origin, geometry, start.array, start.spacing, start.origin,
         count, float(lambda_), int(per_subset), bool(positivity), projector, backprojector, float(step), hardware,
@@ -120,6 +131,7 @@ def sart(
     hardware: DeviceHardware = "cpu",
     devices: Optional[Sequence[int]] = None,
     progress: Progress = None,
+    memory: MemoryBudget = None,
 ) -> Volume:
     """SART (``projections_per_subset=1``), OS-SART (more) or SIRT (0: all projections), as
     ``cbct-sart`` computes it (the same bits on the CPU).
@@ -142,7 +154,7 @@ def sart(
     """
     return _iterate("sart", projections, geometry, shape, spacing, origin, initial, iterations, projector,
                     backprojector, step, hardware, devices, progress, lambda_=lambda_, per_subset=projections_per_subset,
-                    positivity=positivity)
+                    positivity=positivity, memory=memory)
 
 
 @_shared
@@ -162,6 +174,7 @@ def sirt(
     hardware: DeviceHardware = "cpu",
     devices: Optional[Sequence[int]] = None,
     progress: Progress = None,
+    memory: MemoryBudget = None,
 ) -> Volume:
     """SIRT: :func:`sart` with every projection in one subset (``cbct-sart --nprojpersubset 0``).
 
@@ -180,7 +193,7 @@ def sirt(
 {models}
     """
     return sart(projections, geometry, shape, spacing, origin, initial, iterations, lambda_, 0, positivity, projector,
-                backprojector, step, hardware, devices, progress)
+                backprojector, step, hardware, devices, progress, memory)
 
 
 @_shared
@@ -197,6 +210,7 @@ def cgls(
     hardware: DeviceHardware = "cpu",
     devices: Optional[Sequence[int]] = None,
     progress: Progress = None,
+    memory: MemoryBudget = None,
 ) -> Volume:
     """CGLS, least squares by conjugate gradients on the normal equations, as ``cbct-cgls`` (the same
     bits on the CPU). It needs the exact adjoint: no backprojector choice. ``info`` also has
@@ -210,4 +224,4 @@ def cgls(
 {models}
     """
     return _iterate("cgls", projections, geometry, shape, spacing, origin, initial, iterations, projector, "adjoint",
-                    step, hardware, devices, progress)
+                    step, hardware, devices, progress, memory=memory)

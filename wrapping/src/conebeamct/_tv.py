@@ -8,8 +8,9 @@ from typing import Optional
 from . import _conebeamct
 from ._checks import _check_geometry, _check_projection_count, _count, _number, _sizes, _volume_grid
 from ._conebeamct import Geometry
-from ._conventions import Hardware, Point3, Progress, VolumeShape, VoxelSpacing, documented, renamed
+from ._conventions import Hardware, MemoryBudget, Point3, Progress, VolumeShape, VoxelSpacing, documented, renamed
 from ._images import Projections, Volume, _as_input
+from ._memory import _check_memory, _iterative_need, _memory_budget, _runs_on_cuda
 
 def _iterative_grid(initial, shape, spacing, origin):
     """The grid of an iterative method: the initial Volume's, or shape/spacing/origin (zeros)."""
@@ -29,6 +30,18 @@ def _iterative_grid(initial, shape, spacing, origin):
     grid.spacing = step
     grid.origin = first
     return grid, step, first
+
+
+def _check_tv_memory(memory, method, grid, initial, checked, geometry, hardware, per_subset):
+    """Refuses a run of ``method`` ('asd_pocs', 'admm_tv') that needs more than ``memory``, counted as
+    cbct-asdpocs and cbct-admmtv count it (adjoint backprojection; ADMM-TV as one projection per subset)."""
+    budget = _memory_budget(memory)
+    if budget is None:
+        return
+    voxels = grid.initial.size if initial is not None else int(grid.size[0]) * int(grid.size[1]) * int(grid.size[2])
+    parts, remedy = _iterative_need(method, voxels, checked.array.size, len(geometry), initial is not None,
+                                    _runs_on_cuda(str(hardware)), True, per_subset)
+    _check_memory(memory, budget, "the reconstruction", parts, remedy)
 
 
 def _iterative_inputs(projections, geometry, iterations):
@@ -68,6 +81,7 @@ def asd_pocs(
     initial: Optional[Volume] = None,
     hardware: Hardware = "auto",
     progress: Progress = None,
+    memory: MemoryBudget = None,
 ) -> Volume:
     """ASD-POCS: total-variation-regularised OS-SART for few views, as ``cbct-asdpocs`` (TIGRE's
     ASD_POCS parameters and defaults but ``lambda_`` 0.5, TIGRE's 1; the same bits on the CPU).
@@ -110,6 +124,7 @@ def asd_pocs(
     hardware : str
         'cpu', 'cuda' or 'auto'.
 {progress}
+{memory}
 
     Returns
     -------
@@ -130,6 +145,7 @@ def asd_pocs(
             f"projections_per_subset is {per_subset}; expected at most the number of projections ({len(geometry)}), "
             "or 0 for all"
         )
+    _check_tv_memory(memory, "asd_pocs", grid, initial, checked, geometry, hardware, per_subset)
     array, info = _conebeamct._asd_pocs(
         checked.array,
         checked.spacing,
@@ -169,6 +185,7 @@ def admm_tv(
     initial: Optional[Volume] = None,
     hardware: Hardware = "auto",
     progress: Progress = None,
+    memory: MemoryBudget = None,
 ) -> Volume:
     """ADMM with total variation, as ``cbct-admmtv`` (RTK's rtkadmmtotalvariation parameters; the
     same bits on the CPU).
@@ -197,6 +214,7 @@ def admm_tv(
     hardware : str
         'cpu', 'cuda' or 'auto'.
 {progress}
+{memory}
 
     Returns
     -------
@@ -211,6 +229,7 @@ def admm_tv(
     """
     checked, from_itk, n = _iterative_inputs(projections, geometry, iterations)
     grid, step, first = _iterative_grid(initial, shape, spacing, origin)
+    _check_tv_memory(memory, "admm_tv", grid, initial, checked, geometry, hardware, 1)
     array, info = _conebeamct._admm_tv(
         checked.array,
         checked.spacing,
