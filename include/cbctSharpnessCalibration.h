@@ -52,7 +52,7 @@ namespace cbct
  * MaximumColumns) and views thinned to about pi/2 per column of the binned detector; slices have
  * voxels of the binned pixel at the axis and span the field of view. The coarsest level scans the
  * offset over +-SearchRange pixels in steps of one binned pixel; each finer level searches +-2 of its
- * pixels about the previous best; the finest samples +-1.5 pixels in half-pixel steps and fits a parabola
+ * pixels about the previous best; the finest samples +-2 pixels in half-pixel steps and fits a parabola
  * through the five samples nearest the best one (sub-step precision).
  *
  * \par Tilt
@@ -68,7 +68,8 @@ namespace cbct
  * Errors (itk::ExceptionObject, naming what is missing): fewer than MinimumViews views or less than
  * 180 degrees covered; a half fan; no slice with structure; a roll asked for with the object in one
  * slice's height; a best offset or tilt at the edge of its search range; a score that does not change
- * over the range (nothing to focus on).
+ * over the range (nothing to focus on); an offset or roll whose uncertainty exceeds
+ * MaximumOffsetUncertainty or MaximumRollUncertainty (the slices disagree: the data do not determine it).
  * \ingroup ConeBeamCT
  */
 class ConeBeamCT_EXPORT SharpnessCalibration : public itk::Object
@@ -88,6 +89,10 @@ public:
 
   /** Views needed at least. */
   static constexpr unsigned int MinimumViews = 24;
+  /** The largest uncertainties of a fit that is written (pixels of the unbinned detector, degrees):
+   * fits of known answers stay below a tenth of them, and beyond them the slices disagree. */
+  static constexpr double MaximumOffsetUncertainty = 2.;
+  static constexpr double MaximumRollUncertainty = 1.;
 
   itkSetConstObjectMacro(Projections, ImageType);
   itkGetConstObjectMacro(Projections, ImageType);

@@ -594,11 +594,16 @@ OppositeViewAxisCalibration::Compute()
   result.correction = c;
   result.geometry = c.Apply(m_Geometry);
   result.method = "opposite views";
-  CalibrationParameter & offset = result.Parameter("offset");
-  offset.fitted = true;
-  offset.value = c.offset / pixel;
-  offset.uncertainty = offsetSigma;
-  offset.method = "opposite views";
+  // Filled through a reference that the roll's insertion below would leave dangling: later uses read
+  // offsetPixels.
+  const double offsetPixels = c.offset / pixel;
+  {
+    CalibrationParameter & offset = result.Parameter("offset");
+    offset.fitted = true;
+    offset.value = offsetPixels;
+    offset.uncertainty = offsetSigma;
+    offset.method = "opposite views";
+  }
   if (m_FitRoll)
   {
     CalibrationParameter & roll = result.Parameter("roll");
@@ -607,7 +612,7 @@ OppositeViewAxisCalibration::Compute()
     roll.uncertainty = rollSigma;
     roll.method = "opposite views";
   }
-  log("opposite views: offset " + detail::Fixed(offset.value, 3) + " +- " + detail::Fixed(offsetSigma, 3) + " pixels" +
+  log("opposite views: offset " + detail::Fixed(offsetPixels, 3) + " +- " + detail::Fixed(offsetSigma, 3) + " pixels" +
       (m_FitRoll ? ", roll " + detail::Fixed(c.roll * 180. / Pi, 4) + " +- " + detail::Fixed(rollSigma, 4) + " degrees"
                  : std::string()) +
       " (jackknife over " + std::to_string(groups) + " groups of views)");
@@ -635,7 +640,7 @@ OppositeViewAxisCalibration::Compute()
     }
     result.curves.push_back(scores);
   };
-  curve("offset", offset.value, std::max(4., 6. * offsetSigma),
+  curve("offset", offsetPixels, std::max(4., 6. * offsetSigma),
         [&](AxisCorrection & a, double value) { a.offset = value * pixel; });
   if (m_FitRoll)
     curve("roll", c.roll * 180. / Pi, std::max(0.5, 6. * rollSigma),

@@ -291,7 +291,7 @@ SharpnessCalibration::Compute()
       for (int attempt = 0; attempt < 4; ++attempt)
       {
         std::vector<double> offsets;
-        for (int k = -3; k <= 3; ++k)
+        for (int k = -4; k <= 4; ++k)
           offsets.push_back(centre + k * step);
         s = offsetScores(i, c, offsets);
         const std::size_t best = s.Best();
@@ -541,6 +541,21 @@ SharpnessCalibration::Compute()
       rollError = std::sqrt(std::max(slopeVariance, parabolaSlope)) / perRadian * 180. / Pi;
     }
   }
+
+  // A fit whose slices scatter by pixels is not a fit: on a scan whose object leaves the detector the
+  // slices' offsets were measured to scatter by hundreds of pixels (the field of view's edge sharpest,
+  // not the object), and such a geometry must not be written.
+  if (m_FitOffset && !(offsetError <= MaximumOffsetUncertainty))
+    itkExceptionMacro(<< "sharpness calibration: the slices do not agree on the offset ("
+                      << detail::Fixed(current.offset / pixel, 3) << " +- " << detail::Fixed(offsetError, 3)
+                      << " pixels, more than " << detail::Fixed(MaximumOffsetUncertainty, 1)
+                      << "): the data do not determine it (an object that leaves the detector, or too little "
+                         "structure); try the opposite views");
+  if (m_FitRoll && !(rollError <= MaximumRollUncertainty))
+    itkExceptionMacro(<< "sharpness calibration: the slices do not agree on the roll ("
+                      << detail::Fixed(current.roll * 180. / Pi, 4) << " +- " << detail::Fixed(rollError, 4)
+                      << " degrees, more than " << detail::Fixed(MaximumRollUncertainty, 1)
+                      << "): the data do not determine it; fit the offset alone or try the opposite views");
 
   result.correction = current;
   result.geometry = current.Apply(m_Geometry);

@@ -544,9 +544,10 @@ cbct_bad_input_test_keeping(compare_profile_is_input cbct-compare "--profile is 
 # A failed run leaves an output that was there before as it was.
 cbct_bad_input_test_keeping(fdk_existing_output_kept cbct-fdk "--projections: pixel data of short.mha"
   existing.mha -g g10.xml --projections short.mha -o existing.mha)
-# More memory than the machine has: both numbers and what would make it fit.
+# More memory than the machine has free: the default budget (what is free now), what the smallest plan
+# needs and what would make it fit.
 cbct_bad_input_test(fdk_volume_too_large cbct-fdk
-  "the reconstruction needs at least [0-9.]+ [PT]iB \\(projections .*, volume .*, slab buffers .*\\) of memory. this machine has [0-9.]+ [A-Za-z]+ \\(RAM .*, swap .*\\): give a smaller volume \\(--dimension, or a coarser --spacing\\) or more --divisions"
+  "a memory budget of [0-9.]+ [KMGT]iB \\(90% of the [0-9.]+ [KMGT]iB available now. --memory sets it\\) is too small for this reconstruction: its smallest plan .* needs [0-9.]+ [GTP]iB besides the [0-9.]+ MiB the program holds. expected --memory [0-9.]+[GTP] or more, or a smaller volume"
   -g g10.xml --projections p10.mha -o out.mha --dimension 100000 --spacing 0.001)
 cbct_bad_input_test(cgls_volume_too_large cbct-cgls
   "the reconstruction needs at least [0-9.]+ [PT]iB .*adjoint's partial sums.* of memory. this machine has .*give a smaller volume"
@@ -683,7 +684,7 @@ cbct_bad_input_test(fdk_memory_too_small cbct-fdk
   -g g10.xml --projections p10.mha -o out.mha --dimension 8000 --spacing 0.02 --memory 300M)
 # The apps that hold their projections and volumes whole refuse a run whose buffers exceed --memory.
 cbct_bad_input_test(sart_memory_too_small cbct-sart
-  "--memory 100M: the reconstruction needs at least [0-9.]+ MiB .* besides the [0-9.]+ MiB the program holds"
+  "--memory 100M: the reconstruction needs at least [0-9.]+ [MG]iB .* besides the [0-9.]+ MiB the program holds"
   -g g10.xml --projections p10.mha -o out.mha --dimension 400 --spacing 0.5 --memory 100M)
 cbct_bad_input_test(fourdfdk_memory_too_small cbct-fourdfdk
   "--memory 100M: the 4D reconstruction needs at least [0-9.]+ MiB .* besides the [0-9.]+ MiB the program holds"

@@ -167,7 +167,14 @@ def _unified_calls(scan, volume, work):
     rows = (np.arange(V) - (V - 1) / 2) * PIXEL
     breathing = cbct.Projections(np.repeat((rows[None, :] < edge[:, None]).astype(np.float32)[:, :, None], U, axis=2),
                                  (PIXEL, PIXEL, 1.0), (-(U - 1) / 2 * PIXEL, -(V - 1) / 2 * PIXEL, 0.0))
+    # 72 views on a wider detector: the axis is found from opposite views (8 are too few).
+    circle = cbct.Geometry.circular(n=72, arc=360, sid=500, sdd=800, first_angle=0, proj_offset_x=0, proj_offset_y=0)
+    around = cbct.project_phantom(geometry=circle, phantom="shepplogan", scale=SCALE, detector_size=(64, 8),
+                                  detector_spacing=1.0, detector_origin=None, progress=None)
     return {
+        "calibrate": lambda: cbct.calibrate(projections=around, geometry=circle, fit="offset", method="opposite",
+                                            offset_as="stage", search_range=0.0, tilt_range=3.0, score="edges",
+                                            hardware="cpu", return_info=False),
         "project_phantom": lambda: cbct.project_phantom(geometry=geometry, phantom="shepplogan", scale=SCALE,
                                                         progress=None, **detector),
         "voxelize_phantom": lambda: cbct.voxelize_phantom(phantom="shepplogan", scale=SCALE, supersampling=2,

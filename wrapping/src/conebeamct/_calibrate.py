@@ -48,17 +48,17 @@ def calibrate(
 
 
 def calibrate(
-    projections,
-    geometry,
-    fit=("offset", "roll"),
-    method="auto",
-    offset_as="stage",
-    search_range=0.0,
-    tilt_range=3.0,
-    score="edges",
-    hardware="auto",
-    return_info=False,
-):
+    projections: "Projections",
+    geometry: "Geometry",
+    fit: Union[str, Sequence[str]] = ("offset", "roll"),
+    method: CalibrationMethod = "auto",
+    offset_as: OffsetModel = "stage",
+    search_range: float = 0.0,
+    tilt_range: float = 3.0,
+    score: SharpnessMeasure = "edges",
+    hardware: str = "auto",
+    return_info: bool = False,
+) -> Union["Geometry", Tuple["Geometry", Dict[str, Any]]]:
     """The geometry corrected from the projections themselves, as ``cbct-calibrate`` finds it: the
     rotation axis' offset along u, the detector's roll about the beam (InPlaneAngle) and, when asked,
     the axis' tilt toward the source (OutOfPlaneAngle), added to every projection of ``geometry``.
