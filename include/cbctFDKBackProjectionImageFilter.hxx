@@ -54,6 +54,7 @@ VoxelToPixelMatrices(const TImage * volume,
                      unsigned int first,
                      unsigned int count)
 {
+  geometry->RequireFlatPanel("the voxel-driven backprojection");
   const DetectorCoordinates detector(projections);
   const vnl_matrix_fixed<double, 4, 4> voxelToWorld = detail::VoxelIndexToWorld(volume);
   std::vector<ConeProjection> matrices(count);

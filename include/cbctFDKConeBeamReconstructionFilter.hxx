@@ -105,6 +105,7 @@ FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::GenerateOutputInform
   if (m_Geometry.IsNull())
     ThrowBadParameter("FDKConeBeamReconstructionFilter geometry", "none", "a ThreeDCircularProjectionGeometry (SetGeometry)");
   m_Geometry->RequireConeBeam("FDK");
+  m_Geometry->RequireFlatPanel("FDK");
   HelicalOrbit::RequireCircular(m_Geometry, "FDK", "SART, CGLS or OSEM");
   this->WireStages();
   // The displaced-detector decision needs the field of view this volume asks for.

@@ -31,6 +31,7 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::VerifyPreconditions() ITKv
   if (m_Geometry.IsNull())
     ThrowBadParameter("FDKWeightProjectionFilter geometry", "none", "a ThreeDCircularProjectionGeometry");
   m_Geometry->RequireConeBeam("FDK");
+  m_Geometry->RequireFlatPanel("FDK");
   HelicalOrbit::RequireCircular(m_Geometry, "FDK", "SART, CGLS or OSEM");
 }
 

@@ -49,6 +49,7 @@ public:
     m_ToIndex = vnl_matrix_inverse<double>(toWorld.as_ref()).as_matrix();
     for (unsigned int d = 0; d < 3; ++d)
       m_Origin[d] = volume->GetOrigin()[d];
+    geometry->RequireFlatPanel("the ray-driven projector");
     // Joseph walks the volume's index space (a slab as the whole volume does): the rays in the index
     // coordinates of the volume's index space, and where the voxels in memory start.
     if (geometry->IsParallel(k))

@@ -13,6 +13,7 @@ RayAxisDistance::RayAxisDistance(const ThreeDCircularProjectionGeometry * geomet
                                  unsigned int k,
                                  const DetectorCoordinates & detector)
 {
+  geometry->RequireFlatPanel("the rays' distance from the axis (FDK's redundancy weights)");
   const auto & m = geometry->GetMatrix(k);
   vnl_matrix_fixed<double, 3, 3> left;
   for (unsigned int r = 0; r < 3; ++r)

@@ -379,6 +379,13 @@ cbct_bad_input_test(simulate_helical_parallel cbct-simulate "--helical: simulate
   -g out.xml -o out.mha --helical 1 --sdd 0)
 cbct_bad_input_test(simulate_arc_without_helical cbct-simulate "--arc is 720. expected an angle in degrees in \\(0, 360\\] \\(more turns with --helical\\)"
   -g out.xml -o out.mha --arc 720)
+cbct_bad_input_test(simulate_detector_radius_negative cbct-simulate "--detector-radius is -5. expected the radius of a cylindrical detector in mm"
+  -g out.xml -o out.mha --detector-radius -5)
+cbct_bad_input_test(simulate_detector_radius_outside cbct-simulate
+  "--detector-radius: RadiusCylindricalDetector 500 mm with projection 0 is a cylinder the source is not inside \\(its axis 1000 mm from the source"
+  -g out.xml -o out.mha --detector-radius 500)
+cbct_bad_input_test(simulate_detector_radius_parallel cbct-simulate "--detector-radius: a cylindrical detector is a cone-beam scanner's; --sdd 0 is parallel beam"
+  -g out.xml -o out.mha --detector-radius 1500 --sdd 0)
 cbct_bad_input_test(fdk_parallel cbct-fdk "FDK geometry is parallel beam \\(SourceToDetectorDistance 0\\). expected a cone-beam geometry"
   ${emission_inputs})
 cbct_bad_input_test(compare_missing_input cbct-compare "--input is 'missing.mha'. expected an existing image file"
