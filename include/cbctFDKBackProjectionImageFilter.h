@@ -2,11 +2,14 @@
 #define cbctFDKBackProjectionImageFilter_h
 
 #include "cbctColumnBackProjection.h"
+#include "cbctCylindricalDetector.hcu"
+#include "cbctHelicalFDK.h"
 #include "cbctFDKBackProjection.hcu"
 #include "cbctThreeDCircularProjectionGeometry.h"
 
 #include <itkInPlaceImageFilter.h>
 
+#include <memory>
 #include <vector>
 
 namespace cbct
@@ -22,6 +25,16 @@ VoxelToPixelMatrices(const TImage * volume,
                      const ThreeDCircularProjectionGeometry * geometry,
                      unsigned int first,
                      unsigned int count);
+
+/** The same matrices to the flat panel's pixel indices, whatever the detector (a cylinder's pixels are
+ * then found from them: cbctCylindricalRays.hcu). VoxelToPixelMatrices() refuses a cylinder. */
+template <typename TImage>
+std::vector<ConeProjection>
+VoxelToFlatPanelPixelMatrices(const TImage * volume,
+                              const itk::ImageBase<3> * projections,
+                              const ThreeDCircularProjectionGeometry * geometry,
+                              unsigned int first,
+                              unsigned int count);
 
 /** \class FDKBackProjectionImageFilter
  * \brief Voxel-driven FDK backprojection: volume (input 0) + sum over projections (input 1).
@@ -40,6 +53,11 @@ VoxelToPixelMatrices(const TImage * volume,
  * coordinates computed from the voxel itself), else in runs of BackProjectionRun voxels along z
  * stepped as the CUDA kernel steps them (AccumulateVoxelRun()); both sum each batch of
  * BackProjectionBatch projections before adding it to the volume, and agree to float rounding.
+ *
+ * On a cylindrical detector centred on the source each voxel's ray is followed to the cylinder and
+ * weighted by 1/L^2 instead (cbctCylindricalDetector.hcu, cbctCylindricalFDK.h), voxel by voxel. On a
+ * helical orbit each sample is also weighted by helical FDK's 2 w(x, lambda) (cbctHelicalFDKWeights.hcu,
+ * BackProjectHelix()), on either detector.
  *
  * Streaming: a region of the volume asks only for the detector rows and columns its eight corners
  * project onto (plus one pixel for interpolation), for every projection. Throws when no voxel of
@@ -142,6 +160,8 @@ private:
          typename TOutputImage::IndexType index, int run, int zFirst, int zEnd) const;
 
   std::vector<ConeProjection> m_Matrices;
+  std::vector<CylindricalProjection> m_CylindricalMatrices; // instead, on a cylindrical detector
+  std::shared_ptr<const HelicalFDKSetup> m_Helix;           // a helical orbit's weights (else none)
   bool m_ColumnsAlongY = true;
 };
 
