@@ -10,6 +10,9 @@
 // --method fourdrooster: one 4D ROOSTER iteration on that problem (RTK's defaults: 4 conjugate
 // gradient steps, 10 TV steps in space and in time, positivity), the data on the device.
 // --method rings: ring removal (both stripe filters) of S's projections (cbctBenchRings.h).
+// --method helical: helical FDK of problem H, 512 x 1024 x 512 voxels from 4000 projections of 736 x 64
+// on a CT scanner's cylindrical detector, at --pitch (cbctBenchHelical.h). --detector-radius R: the
+// FDK problems on a cylindrical detector of radius R (1500: centred on the source, as a CT scanner's).
 // One JSON line per timed run with every stage's time and backprojection GUPS
 // (voxels x projections / backprojection seconds / 1e9), then one line of medians.
 // "total" is projections in host memory to volume in host memory. --gpus shares the volume among
@@ -17,6 +20,7 @@
 // from the detector rows it needs, and rank 0 prints the slowest rank's times and every rank's peak
 // memory.
 #include "cbctConfiguration.h"
+#include "cbctBenchHelical.h"
 #include "cbctBenchRings.h"
 #include "cbctConstantImageSource.h"
 #include "cbctSlabSplit.h"
@@ -133,6 +137,7 @@ struct Setup
   std::vector<int> devices;
   unsigned int pieces = 0;
   bool keepDeviceMemory = false; ///< --keep-device-memory: the CUDA FDK keeps its device buffers between runs
+  double detectorRadius = 0.;    ///< --detector-radius: a cylindrical detector of this radius (0: flat)
   int rank = 0, ranks = 1, localRank = 0;
 };
 
@@ -259,6 +264,7 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
 {
   using CountImage = typename TImage::template Rebind<unsigned short>::Type;
   auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
+  geometry->SetRadiusCylindricalDetector(setup.detectorRadius);
   for (unsigned int k = 0; k < p.projections; ++k)
     geometry->AddProjection(1000., 1500., k * 360. / p.projections);
 
@@ -411,6 +417,8 @@ Run(const Problem & p, const std::string & hardware, const std::string & device,
     if (extra.empty())
       extra = ",\"peak_rss_gib\":" + std::to_string(rss) + ",\"slab_gib\":" + std::to_string(slabGiB) +
               ",\"rows_gib\":" + std::to_string(rowsGiB);
+    if (setup.detectorRadius > 0.)
+      extra += ",\"detector_radius\":" + std::to_string(setup.detectorRadius);
     if (r == 0 || setup.rank != 0)
       continue;
     PrintJson(p, hardware, device, input, std::to_string(r), t, extra);
@@ -1043,8 +1051,16 @@ main(int argc, char * argv[])
                  "with --views 60 for a few-view S); fourd: issue 28's 4D FDK, 10 frames of 512^3 from 1440 x 512^2 over 10 "
                  "breathing cycles; fourdrooster: one 4D ROOSTER iteration on that problem (CUDA; the CPU takes hours); "
                  "rings: ring removal of S's projections (360 x 512^2, or --views), the sorting and the wavelet-Fourier "
-                 "filters")
-    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv", "fourd", "fourdrooster", "rings" }));
+                 "filters; helical: helical FDK of problem H (512 x 1024 x 512 from 4000 x 736x64 on a CT scanner's "
+                 "cylindrical detector, --pitch)")
+    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv", "fourd", "fourdrooster", "rings", "helical" }));
+  app.add_option("--detector-radius", setup.detectorRadius,
+                 "--method fdk: a cylindrical detector of this radius (mm; 1500: centred on the source, SDD 1500); 0: flat")
+    ->check(CLI::Range(0., 1e6));
+  double pitch = 1.;
+  app.add_option("--pitch", pitch, "--method helical: the helix's pitch factor (feed per turn over the detector's height at "
+                                   "the isocentre)")
+    ->check(CLI::Range(0.1, 2.));
   CLI11_PARSE(app, argc, argv);
   try
   {
@@ -1092,6 +1108,29 @@ main(int argc, char * argv[])
             throw std::runtime_error("--hardware cuda: " + device);
 #if CBCT_USE_CUDA
           RunFourDROOSTER<cbct::CudaFourDROOSTERConeBeamReconstructionFilter<Series>>("cuda", device, runs);
+#endif
+        }
+        else
+          throw std::runtime_error("--hardware is '" + h + "'; expected cuda or cpu");
+      }
+      return 0;
+    }
+    if (method == "helical")
+    {
+      for (const auto & h : hardware)
+      {
+        using CpuImage = itk::Image<float, 3>;
+        if (h == "cpu")
+          cbct::bench::RunHelical<CpuImage, cbct::FDKConeBeamReconstructionFilter<CpuImage>>(
+            "cpu", std::to_string(std::thread::hardware_concurrency()) + " threads", runs, pitch);
+        else if (h == "cuda")
+        {
+          std::string device;
+          if (!cbct::CudaDeviceAvailable(&device))
+            throw std::runtime_error("--hardware cuda: " + device);
+#if CBCT_USE_CUDA
+          using GpuImage = cbct::CudaImage<float, 3>;
+          cbct::bench::RunHelical<GpuImage, cbct::CudaFDKConeBeamReconstructionFilter<GpuImage>>("cuda", device, runs, pitch);
 #endif
         }
         else
