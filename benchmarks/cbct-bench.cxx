@@ -11,6 +11,9 @@
 // gradient steps, 10 TV steps in space and in time, positivity), the data on the device.
 // --method rings: ring removal (both stripe filters) of S's projections (cbctBenchRings.cxx).
 // --method calibrate: the geometry calibration (offset and roll) of S's miscalibrated scan (cbctBenchCalibrate.cxx).
+// --method helical: helical FDK of problem H, 512 x 1024 x 512 voxels from 4000 projections of 736 x 64
+// on a CT scanner's cylindrical detector, at --pitch (cbctBenchHelical.cxx). --detector-radius R: the
+// FDK problems on a cylindrical detector of radius R (1500: centred on the source, as a CT scanner's).
 // One JSON line per timed run with every stage's time and backprojection GUPS
 // (voxels x projections / backprojection seconds / 1e9), then one line of medians.
 // "total" is projections in host memory to volume in host memory. --gpus shares the volume among
@@ -79,8 +82,17 @@ main(int argc, char * argv[])
                  "breathing cycles; fourdrooster: one 4D ROOSTER iteration on that problem (CUDA; the CPU takes hours); "
                  "rings: ring removal of S's projections (360 x 512^2, or --views), the sorting and the wavelet-Fourier "
                  "filters; calibrate: the geometry calibration (axis offset and roll) of S's scan with its axis 13 "
-                 "pixels off and the detector rolled 0.2 degree")
-    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv", "fourd", "fourdrooster", "rings", "calibrate" }));
+                 "pixels off and the detector rolled 0.2 degree; helical: helical FDK of problem H (512 x 1024 x 512 from "
+                 "4000 x 736x64 on a CT scanner's cylindrical detector, --pitch)")
+    ->check(CLI::IsMember({ "fdk", "iterative", "emission", "tv", "fourd", "fourdrooster", "rings", "calibrate",
+                            "helical" }));
+  app.add_option("--detector-radius", setup.detectorRadius,
+                 "--method fdk: a cylindrical detector of this radius (mm; 1500: centred on the source, SDD 1500); 0: flat")
+    ->check(CLI::Range(0., 1e6));
+  double pitch = 1.;
+  app.add_option("--pitch", pitch, "--method helical: the helix's pitch factor (feed per turn over the detector's height at "
+                                   "the isocentre)")
+    ->check(CLI::Range(0.1, 2.));
   CLI11_PARSE(app, argc, argv);
   try
   {
@@ -88,7 +100,7 @@ main(int argc, char * argv[])
       throw std::runtime_error("--input is '" + input + "'; expected float with --method " + method +
                                " (16-bit readings are FDK's only)");
     if (method == "fourd" || method == "fourdrooster" || method == "emission" || method == "rings" ||
-        method == "calibrate")
+        method == "calibrate" || method == "helical")
     {
       // Problems of their own (the 4D problem, E, S's striped projections): --problem does not apply.
       for (const auto & h : hardware)
@@ -104,6 +116,8 @@ main(int argc, char * argv[])
           RunRings(h, device, views ? views : 360, runs);
         else if (method == "calibrate")
           RunCalibrate(h, device, views ? views : 360, runs);
+        else if (method == "helical")
+          RunHelical(h, device, runs, pitch);
         else
           RunEmission(h, device, runs);
       }

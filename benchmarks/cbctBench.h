@@ -56,6 +56,7 @@ struct Setup
   std::vector<int> devices;
   unsigned int pieces = 0;
   bool keepDeviceMemory = false; ///< --keep-device-memory: the CUDA FDK keeps its device buffers between runs
+  double detectorRadius = 0.;    ///< --detector-radius: a cylindrical detector of this radius (0: flat)
   int rank = 0, ranks = 1, localRank = 0;
 };
 
@@ -293,6 +294,11 @@ RunFourDROOSTER(const std::string & hardware, const std::string & device, unsign
  * (`projections` of them) on `hardware` (cpu or cuda). */
 void
 RunRings(const std::string & hardware, const std::string & device, unsigned int projections, unsigned int runs);
+
+/** --method helical (cbctBenchHelical.cxx): helical FDK of problem H (4000 projections of 736 x 64 on a CT
+ * scanner's cylindrical detector, 512 x 1024 x 512 voxels) at pitch factor `pitch` on `hardware`. */
+void
+RunHelical(const std::string & hardware, const std::string & device, unsigned int runs, double pitch);
 
 /** --method calibrate (cbctBenchCalibrate.cxx): the geometry calibration (offset and roll) of S's
  * miscalibrated scan (`projections` views), the slices' FDK on `hardware` (cpu or cuda), timed `runs`

@@ -46,6 +46,7 @@ RunTemplate(const Problem & p, const std::string & hardware, const std::string &
 {
   using CountImage = typename TImage::template Rebind<unsigned short>::Type;
   auto geometry = CircularGeometry(p.projections);
+  geometry->SetRadiusCylindricalDetector(setup.detectorRadius);
 
   auto zero = ZeroVolume<TImage>(p);
 
@@ -181,6 +182,8 @@ RunTemplate(const Problem & p, const std::string & hardware, const std::string &
     if (extra.empty())
       extra = ",\"peak_rss_gib\":" + std::to_string(rss) + ",\"slab_gib\":" + std::to_string(slabGiB) +
               ",\"rows_gib\":" + std::to_string(rowsGiB);
+    if (setup.detectorRadius > 0.)
+      extra += ",\"detector_radius\":" + std::to_string(setup.detectorRadius);
     if (r == 0 || setup.rank != 0)
       continue;
     PrintJson(p, hardware, device, input, std::to_string(r), t, extra);

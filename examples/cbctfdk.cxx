@@ -8,6 +8,8 @@
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctFDKFilterOptions.h"
 #include "cbctGridOptions.h"
+#include "cbctHelicalFDK.h"
+#include "cbctHelicalOrbit.h"
 #include "cbctMemoryBudget.h"
 #include "cbctPreprocessingOptions.h"
 #include "cbctProjectionFiles.h"
@@ -257,10 +259,15 @@ Reconstruct(Options & o)
   if (o.verbose)
   {
     auto * weight = fdk->GetWeightFilter();
-    const double range = geometry->GetAngularRange() * 180. / 3.14159265358979323846;
+    // A helix's range is its turns (the azimuths unwrapped), not the circle's arc they wrap onto.
+    const double range = cbct::IsHelicalGeometry(geometry) ? 360. * cbct::HelicalOrbit::Of(geometry).Turns()
+                                                           : geometry->GetAngularRange() * 180. / 3.14159265358979323846;
     std::ostringstream degrees;
     degrees << std::fixed << std::setprecision(1) << range;
-    std::cout << "cbct-fdk: " << (weight->IsShortScan() ? "short scan (Parker weights)" : "full scan") << " over "
+    std::cout << "cbct-fdk: "
+              << (cbct::IsHelicalGeometry(geometry) ? "helical scan"
+                                                    : weight->IsShortScan() ? "short scan (Parker weights)" : "full scan")
+              << " over "
               << degrees.str() << " deg; " << cbct::RampWindowName(o.rampWindow) << " window, cut-off " << o.cutOff;
     if (o.pad > 0.)
       std::cout << ", truncation correction " << o.pad << " (rows extended by "
@@ -268,7 +275,11 @@ Reconstruct(Options & o)
     if (o.hannY > 0.)
       std::cout << ", Hann along v with cut-off " << o.hannY;
     std::cout << std::endl;
-    if (!weight->IsShortScan())
+    // A helix is weighted in the backprojection (helical FDK), not by Parker's or the displaced
+    // detector's weights.
+    if (cbct::IsHelicalGeometry(geometry))
+      std::cout << "cbct-fdk: " << cbct::HelicalFDKSetup::Of(geometry, projections).Describe() << std::endl;
+    else if (!weight->IsShortScan())
       std::cout << "cbct-fdk: " << weight->ComputeCoverage(projections).Describe(!o.noDisplaced)
                 << (o.noDisplaced ? " (--no-displaced)" : "") << std::endl;
     grid->UpdateOutputInformation();

@@ -78,6 +78,7 @@ struct Options
   double helical = 0.; // pitch factor; 0: a circular scan
   double inPlaneAngle = 0.;
   double outOfPlaneAngle = 0.;
+  double detectorRadius = 0.; // RTK's RadiusCylindricalDetector; 0: a flat panel
   std::string detectorSize = "256";
   std::string detectorSpacing = "1";
   std::string phantom = "shepplogan";
@@ -357,6 +358,11 @@ Simulate(const Options & o)
                                                              static_cast<std::uint32_t>(o.seed), o.breathingFirstPhase)
                : cbct::BreathingPhantom::ScanPhases(count, o.breathingCycles, o.breathingFirstPhase);
   }
+  if (!std::isfinite(o.detectorRadius) || o.detectorRadius < 0.)
+    Bad("--detector-radius", o.detectorRadius, "the radius of a cylindrical detector in mm (e.g. --sdd: centred on the "
+                                               "source), or 0 for a flat panel");
+  if (o.detectorRadius != 0. && o.sdd == 0.)
+    throw Error("--detector-radius: a cylindrical detector is a cone-beam scanner's; --sdd 0 is parallel beam (give --sdd > 0)");
   if (o.helical != 0. && o.sdd == 0.)
     throw Error("--helical: simulates a cone-beam helix; --sdd 0 is parallel beam (give --sdd > 0)");
   if (o.helical != 0. && o.emission)
@@ -375,6 +381,17 @@ Simulate(const Options & o)
   // and the detector together along y (the table moving the patient the other way), as RTK writes it:
   // the table position added to SourceOffsetY and ProjectionOffsetY, centred on y = 0 over the scan.
   auto geometry = cbct::ThreeDCircularProjectionGeometry::New();
+  try
+  {
+    geometry->SetRadiusCylindricalDetector(o.detectorRadius);
+    // Checked against the first projection before any work (each projection is checked as it is added).
+    geometry->AddProjection(o.sid, o.sdd, o.firstAngle, o.offsetX, o.offsetY, 0., 0., o.sourceOffsetX, o.sourceOffsetY);
+    geometry->Clear();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw Error("--detector-radius: " + WithoutItkPrefix(e.GetDescription()));
+  }
   const auto count = static_cast<unsigned int>(o.projections);
   const double feed = o.helical * size[1] * spacing[1] * (o.sdd > 0. ? o.sid / o.sdd : 1.); // mm per turn
   const double travel = feed * (count - 1.) * o.arc / count / 360.;
@@ -655,6 +672,10 @@ main(int argc, char ** argv)
                                        "and detector moved by up to SOURCE_MM along each axis and its gantry, out-of-plane "
                                        "and in-plane angles by up to ANGLE_DEGREES, uniformly at random from --seed; the "
                                        "geometry written has each projection's parameters");
+  app.add_option("--detector-radius", o.detectorRadius,
+                 "A cylindrical detector of this radius (mm; RTK's RadiusCylindricalDetector): the panel bent about an axis "
+                 "parallel to v, u the arc length; --sdd centres it on the source, as a CT scanner's. 0: a flat panel")
+    ->capture_default_str();
   app.add_option("--detector-size", o.detectorSize, "Detector pixels: N or U,V")->capture_default_str();
   app.add_option("--detector-spacing", o.detectorSpacing, "Detector pixel size (mm): s or U,V")->capture_default_str();
   app.add_option("--phantom", o.phantom, "'shepplogan', 'beads' (a geometry calibration phantom: 24 steel beads of 1 and "
@@ -723,6 +744,7 @@ main(int argc, char ** argv)
     { "--first-angle", SlicerRange("Scan", "-360", "360", "1") },
     { "--arc", SlicerRange("Scan", "0", "360000", "1") },
     { "--helical", SlicerRange("Scan", "0", "2", "0.1") },
+    { "--detector-radius", SlicerRange("Detector", "0", "100000", "10") },
     { "--sid", SlicerRange("Scan", "0", "100000", "10") },
     { "--sdd", SlicerRange("Scan", "0", "100000", "10") },
     { "--proj-offset-x", SlicerIn("Detector") },

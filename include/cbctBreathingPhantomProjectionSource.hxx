@@ -49,12 +49,9 @@ BreathingPhantomProjectionSource<TOutputImage>::GenerateData()
   for (itk::IndexValueType slice = requested.GetIndex(2); slice < requested.GetIndex(2) + static_cast<itk::IndexValueType>(requested.GetSize(2)); ++slice)
   {
     const auto k = static_cast<unsigned int>(slice - firstProjection);
-    // Projection k alone, in a geometry of one projection, given as it was (parameters or matrix).
-    auto single = GeometryType::New();
-    if (m_Geometry->HasParameters(k))
-      single->AddProjectionInRadians(m_Geometry->GetParameters(k));
-    else
-      single->AddProjection(m_Geometry->GetMatrix(k));
+    // Projection k alone, in a geometry of one projection, given as it was (parameters or matrix), on
+    // the same detector.
+    auto single = m_Geometry->Subset({ k });
 
     auto source = PhantomProjectionSource<TOutputImage>::New();
     auto size = this->GetSize();

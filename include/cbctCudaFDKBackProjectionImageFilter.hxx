@@ -2,8 +2,13 @@
 #define cbctCudaFDKBackProjectionImageFilter_hxx
 
 #include "cbctCudaCheck.h"
+#include "cbctCudaCylindricalFDKBackProjection.hcu"
 #include "cbctCudaDeviceBuffer.h"
 #include "cbctCudaFDKBackProjection.hcu"
+#include "cbctCudaHelicalFDKBackProjection.hcu"
+#include "cbctCylindricalFDK.h"
+#include "cbctHelicalFDK.h"
+#include "cbctInputChecks.h"
 
 #include <algorithm>
 
@@ -62,6 +67,92 @@ CudaFDKBackProjectionImageFilter<TImage>::GPUGenerateData()
                       firstSlice * static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
   const auto firstProjection = static_cast<unsigned int>(range.first);
   const int total = static_cast<int>(range.second);
+  if (IsHelicalGeometry(this->GetGeometry()))
+  {
+    // A helical orbit: helical FDK's kernel (cbctCudaHelicalFDKBackProjection.hcu), either detector.
+    const ThreeDCircularProjectionGeometry * geometry = this->GetGeometry();
+    const auto & d = output->GetDirection();
+    if (d(0, 1) != 0. || d(2, 1) != 0.)
+      ThrowBadParameter("helical FDK volume direction", d, "a volume whose y axis is the rotation axis (world y)");
+    const HelicalFDKSetup setup = HelicalFDKSetup::Of(geometry, projections);
+    std::vector<CudaHelicalView> views(static_cast<std::size_t>(total));
+    if (geometry->IsCylindrical())
+    {
+      const auto cylinders = CylindricalVoxelToPixel(output, projections, geometry, firstProjection, static_cast<unsigned int>(total));
+      for (int c = 0; c < total; ++c)
+      {
+        const CylindricalProjection centred = TexelCentredCylindrical(cylinders[c]);
+        std::copy(centred.matrix, centred.matrix + 12, views[c].matrix);
+        std::copy(centred.pixelOffset, centred.pixelOffset + 2, views[c].pixelOffset);
+      }
+    }
+    else
+    {
+      const auto flat = this->ComputeProjectionMatrices(output, projections, firstProjection, static_cast<unsigned int>(total));
+      for (int c = 0; c < total; ++c)
+      {
+        const ConeProjection centred = TexelCentred(flat[c]);
+        std::copy(centred.matrix, centred.matrix + 12, views[c].matrix);
+      }
+    }
+    for (int c = 0; c < total; ++c)
+      views[c].view = setup.Views()[firstProjection + static_cast<unsigned int>(c)];
+    CudaDeviceBuffer<CudaHelicalView> deviceViews;
+    deviceViews.Upload(views);
+    CudaHelicalBackProjectionLaunch launch;
+    launch.volume = out;
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      launch.size[a] = static_cast<int>(region.GetSize(a));
+      launch.first[a] = static_cast<int>(region.GetIndex(a));
+      for (unsigned int c = 0; c < 3; ++c)
+        launch.voxelToWorld[4 * a + c] = static_cast<float>(d(a, c) * output->GetSpacing()[c]);
+      launch.voxelToWorld[4 * a + 3] = static_cast<float>(output->GetOrigin()[a]);
+    }
+    launch.columnOffset = static_cast<float>(buffered.GetIndex(0));
+    launch.rowOffset = static_cast<float>(buffered.GetIndex(1));
+    launch.scan = setup.Scan();
+    launch.cylindrical = geometry->IsCylindrical() ? 1 : 0;
+    if (geometry->IsCylindrical())
+      launch.grid = CylindricalGrid(geometry, projections);
+    for (int k0 = 0; k0 < total; k0 += CudaBackProjectionBatch)
+    {
+      launch.count = std::min(CudaBackProjectionBatch, total - k0);
+      m_Texture.CopyFromDevice(data + static_cast<std::size_t>(k0) * width * height, width * sizeof(float), width, height,
+                               height, launch.count, nullptr);
+      launch.projections = m_Texture.Texture();
+      launch.views = deviceViews.Data() + k0;
+      CudaCheck(LaunchHelicalFDKBackProjection(launch, nullptr), "LaunchHelicalFDKBackProjection");
+    }
+    CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (backprojection)");
+    return;
+  }
+  if (this->GetGeometry()->IsCylindrical())
+  {
+    // A cylindrical detector: its own kernels (cbctCudaCylindricalFDKBackProjection.hcu).
+    const auto matrices = CylindricalVoxelToPixel(output, projections, this->GetGeometry(), firstProjection, static_cast<unsigned int>(total));
+    CudaCylindricalBackProjectionLaunch launch;
+    launch.volume = out;
+    for (unsigned int d = 0; d < 3; ++d)
+    {
+      launch.size[d] = static_cast<int>(region.GetSize(d));
+      launch.first[d] = static_cast<int>(region.GetIndex(d));
+    }
+    launch.columnOffset = static_cast<float>(buffered.GetIndex(0));
+    launch.rowOffset = static_cast<float>(buffered.GetIndex(1));
+    launch.grid = CylindricalGrid(this->GetGeometry(), projections);
+    for (int k0 = 0; k0 < total; k0 += CudaBackProjectionBatch)
+    {
+      launch.count = std::min(CudaBackProjectionBatch, total - k0);
+      m_Texture.CopyFromDevice(data + static_cast<std::size_t>(k0) * width * height, width * sizeof(float), width, height,
+                               height, launch.count, nullptr);
+      launch.projections = m_Texture.Texture();
+      std::transform(matrices.begin() + k0, matrices.begin() + k0 + launch.count, launch.matrices, TexelCentredCylindrical);
+      CudaCheck(LaunchCylindricalFDKBackProjection(launch, nullptr), "LaunchCylindricalFDKBackProjection");
+    }
+    CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (backprojection)");
+    return;
+  }
   const auto matrices = this->ComputeProjectionMatrices(output, projections, firstProjection, static_cast<unsigned int>(total));
 
   CudaBackProjectionLaunch launch;

@@ -5,6 +5,8 @@
 #include "cbctCudaCheck.h"
 #include "cbctCudaDevice.h"
 #include "cbctCudaFDKPiecePlan.h"
+#include "cbctCylindricalFDK.h"
+#include "cbctHelicalFDK.h"
 #include "cbctInputChecks.h"
 #include "cbctRampFilterResponse.h"
 #include "cbctSlabSplit.h"
@@ -240,17 +242,85 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   problem.paddedColumns = static_cast<std::size_t>(padded.second - padded.first + 1);
   problem.length = static_cast<int>(RampFilterPaddedLength(static_cast<unsigned int>(problem.paddedColumns)));
   const auto response = RampFilterResponse(static_cast<unsigned int>(problem.length), projections->GetSpacing()[0],
-                                           ramp->GetWindow(), ramp->GetCutOff());
+                                           ramp->GetWindow(), ramp->GetCutOff(), ramp->GetCylinderRadius());
   problem.response = &response;
-  const auto parameters = weight->ComputeProjectionParameters(projections, firstProjection, count);
-  problem.parameters = parameters.data();
   problem.scan = weight->ComputeScanParameters(projections);
-  const auto matrices = backProjection->ComputeProjectionMatrices(output, projections, firstProjection, count);
-  problem.matrices = matrices.data();
+  // A flat panel's weights and matrices, or a cylinder's (its own weighting and backprojection kernels).
+  const ThreeDCircularProjectionGeometry * geometry = this->GetGeometry();
+  std::vector<FDKWeightingProjection> parameters;
+  std::vector<ConeProjection> matrices;
+  std::vector<CylindricalWeightingProjection> cylindricalParameters;
+  std::vector<CylindricalProjection> cylindricalMatrices;
+  if (geometry->IsCylindrical())
+  {
+    cylindricalParameters = weight->ComputeCylindricalParameters(projections, firstProjection, count);
+    problem.cylindricalParameters = cylindricalParameters.data();
+    cylindricalMatrices = CylindricalVoxelToPixel(output, projections, geometry, firstProjection, count);
+    problem.cylindricalMatrices = cylindricalMatrices.data();
+    problem.cylindricalGrid = CylindricalGrid(geometry, projections);
+  }
+  else
+  {
+    parameters = weight->ComputeProjectionParameters(projections, firstProjection, count);
+    problem.parameters = parameters.data();
+    matrices = backProjection->ComputeProjectionMatrices(output, projections, firstProjection, count);
+    problem.matrices = matrices.data();
+  }
+  // A helical orbit: helical FDK's backprojection, with each view's matrix and place on the helix.
+  std::vector<CudaHelicalView> helicalViews;
+  if (IsHelicalGeometry(geometry))
+  {
+    const HelicalFDKSetup setup = HelicalFDKSetup::Of(geometry, projections);
+    helicalViews.resize(count);
+    for (unsigned int c = 0; c < count; ++c)
+    {
+      CudaHelicalView & v = helicalViews[c];
+      if (geometry->IsCylindrical())
+      {
+        const CylindricalProjection centred = TexelCentredCylindrical(cylindricalMatrices[c]);
+        std::copy(centred.matrix, centred.matrix + 12, v.matrix);
+        std::copy(centred.pixelOffset, centred.pixelOffset + 2, v.pixelOffset);
+      }
+      else
+      {
+        const ConeProjection centred = TexelCentred(matrices[c]);
+        std::copy(centred.matrix, centred.matrix + 12, v.matrix);
+      }
+      v.view = setup.Views()[firstProjection + c];
+    }
+    problem.helicalViews = helicalViews.data();
+    problem.helicalScan = setup.Scan();
+    // The volume's voxels to world mm, and the farthest a voxel projecting onto the detector can be
+    // from the source's height: the detector's farthest row seen from the volume's farthest voxel.
+    const auto & direction = output->GetDirection();
+    double radius = 0.;
+    const auto & largest = output->GetLargestPossibleRegion();
+    for (unsigned int r = 0; r < 3; ++r)
+    {
+      for (unsigned int c = 0; c < 3; ++c)
+        problem.voxelToWorld[4 * r + c] = static_cast<float>(direction(r, c) * output->GetSpacing()[c]);
+      problem.voxelToWorld[4 * r + 3] = static_cast<float>(output->GetOrigin()[r]);
+    }
+    for (unsigned int corner = 0; corner < 8; ++corner)
+    {
+      typename TImage::IndexType index;
+      for (unsigned int d = 0; d < 3; ++d)
+        index[d] = largest.GetIndex(d) + ((corner >> d) & 1u ? static_cast<itk::IndexValueType>(largest.GetSize(d)) - 1 : 0);
+      typename TImage::PointType point;
+      output->TransformIndexToPhysicalPoint(index, point);
+      radius = std::max(radius, std::sqrt(point[0] * point[0] + point[2] * point[2]));
+    }
+    const HelicalScan & s = setup.Scan();
+    const double row = std::abs(s.rowCentre) + s.rowHalfHeight;
+    problem.helicalReach = static_cast<float>(row * (s.sourceRadius + radius) / s.sdd + 2. * output->GetSpacing()[1]);
+  }
   // The field of view: every projection of the scan on the weighted projections' detector (the
   // columns widened for a displaced detector), as the CPU backprojector sees it.
   std::vector<ConeProjection> fieldOfViewMatrices;
   problem.fieldOfView = backProjection->GetFieldOfView();
+  if (problem.fieldOfView != FieldOfViewMode::Off && (geometry->IsCylindrical() || IsHelicalGeometry(geometry)))
+    ThrowBadParameter("field of view", IsHelicalGeometry(geometry) ? "a helical orbit" : "a cylindrical detector",
+                      "a circular orbit and a flat panel (the field of view of helices and cylinders is not drawn yet)");
   if (problem.fieldOfView != FieldOfViewMode::Off)
   {
     const ThreeDCircularProjectionGeometry * scan =

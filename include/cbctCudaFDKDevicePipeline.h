@@ -2,6 +2,8 @@
 #define cbctCudaFDKDevicePipeline_h
 
 #include "ConeBeamCTExport.h"
+#include "cbctCudaHelicalFDKBackProjection.hcu"
+#include "cbctCylindricalDetector.hcu"
 #include "cbctFDKBackProjection.hcu"
 #include "cbctFDKWeighting.hcu"
 #include "cbctFieldOfView.hcu"
@@ -82,6 +84,19 @@ struct CudaFDKProblem
   unsigned int fieldOfViewCount = 0;
   FieldOfViewDetector fieldOfViewDetector;
   int fieldOfViewAxis = 1;
+  // A cylindrical detector centred on the source instead of a flat panel: its weighting parameters and
+  // backprojection matrices (`count` entries each, in place of `parameters` and `matrices`) and grid.
+  const CylindricalWeightingProjection * cylindricalParameters = nullptr;
+  const CylindricalProjection * cylindricalMatrices = nullptr;
+  CylindricalDetectorGrid cylindricalGrid{};
+  // A helical orbit: helical FDK's backprojection (cbctCudaHelicalFDKBackProjection.hcu) with `count`
+  // views (matrices texel-centred), the helix, the volume's voxel-to-world matrix, and how far from a
+  // source's height (mm along y) any voxel of the volume can project onto the detector: a piece of the
+  // volume skips the batches whose views are all farther.
+  const CudaHelicalView * helicalViews = nullptr;
+  HelicalScan helicalScan{};
+  float voxelToWorld[12] = {};
+  float helicalReach = 0.f;
   // The volume: the output (page-locked host memory) holds `output`'s box; the initial volume is a
   // constant, or host memory laid out as `initialBox`.
   float * output = nullptr;

@@ -21,7 +21,11 @@ CudaFDKWeightProjectionFilter<TImage>::GPUGenerateData()
   const auto count = static_cast<unsigned int>(out.GetSize(2));
 
   CudaDeviceBuffer<FDKWeightingProjection> parameters;
-  parameters.Upload(this->ComputeProjectionParameters(input, first, count));
+  CudaDeviceBuffer<CylindricalWeightingProjection> cylindricalParameters;
+  if (this->GetGeometry()->IsCylindrical())
+    cylindricalParameters.Upload(this->ComputeCylindricalParameters(input, first, count));
+  else
+    parameters.Upload(this->ComputeProjectionParameters(input, first, count));
 
   CudaWeightingLaunch launch;
   const auto * inputData = static_cast<const float *>(input->GetCudaDataManager()->DeviceBufferForRead());
@@ -42,6 +46,7 @@ CudaFDKWeightProjectionFilter<TImage>::GPUGenerateData()
   launch.firstRow = static_cast<int>(out.GetIndex(1));
   launch.projections = static_cast<int>(count);
   launch.parameters = parameters.Data();
+  launch.cylindricalParameters = this->GetGeometry()->IsCylindrical() ? cylindricalParameters.Data() : nullptr;
   launch.scan = this->ComputeScanParameters(input);
   launch.applyWeights = 1;
   CudaCheck(LaunchFDKWeighting(launch, nullptr), "LaunchFDKWeighting");

@@ -32,9 +32,22 @@ public:
                      const ThreeDCircularProjectionGeometry * geometry)
   {
     std::vector<JosephRay> rays(geometry->GetNumberOfProjections());
+    std::vector<CylindricalRays> cylinders;
     for (unsigned int k = 0; k < rays.size(); ++k)
-      rays[k] = JosephProjector(volume, projections, geometry, k).Ray();
+    {
+      const JosephProjector projector(volume, projections, geometry, k);
+      rays[k] = projector.Ray();
+      if (projector.IsCylindrical())
+        cylinders.push_back(projector.Cylinder());
+    }
     m_Rays.Upload(rays);
+    // A cylindrical detector: each pixel's ray through the cylinder, scattered back (no gather).
+    m_Cylindrical = !cylinders.empty();
+    if (m_Cylindrical)
+    {
+      m_Cylinders.Upload(cylinders);
+      m_Launch.cylinders = m_Cylinders.Data();
+    }
     const int size[3] = { static_cast<int>(volume->GetLargestPossibleRegion().GetSize(0)),
                           static_cast<int>(volume->GetLargestPossibleRegion().GetSize(1)),
                           static_cast<int>(volume->GetLargestPossibleRegion().GetSize(2)) };
@@ -44,7 +57,7 @@ public:
     std::vector<JosephGatherProjection> gather;
     for (const JosephRay & ray : rays)
     {
-      if (m_Parallel)
+      if (m_Parallel || m_Cylindrical)
         break;
       gather.push_back(MakeJosephGatherProjection(ray, size));
       m_ReachesSource = m_ReachesSource || JosephGatherReachesSource(gather.back(), size);
@@ -128,7 +141,7 @@ public:
     m_StagedVolume = nullptr;
     if (!add)
       CudaCheck(cudaMemsetAsync(volume, 0, this->Voxels() * sizeof(float), nullptr), "cudaMemsetAsync (backprojection)");
-    if (m_Adjoint == JosephAdjoint::Gather && !m_Parallel)
+    if (m_Adjoint == JosephAdjoint::Gather && !m_Parallel && !m_Cylindrical)
       this->Gather(projections, volume, subset, count);
     else
       this->Scatter(projections, volume, subset, count);
@@ -254,6 +267,8 @@ private:
 
   CudaJosephLaunch m_Launch;
   CudaDeviceBuffer<JosephRay> m_Rays;
+  CudaDeviceBuffer<CylindricalRays> m_Cylinders; ///< a cylindrical detector's (else empty)
+  bool m_Cylindrical = false;
   CudaSlicedVolume m_Slices;
   unsigned int m_Axes = 0; ///< the rays' dominant axes (bit a for axis a)
   int m_Planes = 0;         ///< how many axes the rays have (the gather's step planes)

@@ -27,9 +27,20 @@ public:
                       const ThreeDCircularProjectionGeometry * geometry, double stepMm)
   {
     std::vector<RayCastRay> rays(geometry->GetNumberOfProjections());
+    std::vector<CylindricalRays> cylinders;
     for (unsigned int k = 0; k < rays.size(); ++k)
-      rays[k] = RayCastProjector(volume, projections, geometry, k, stepMm).Ray();
+    {
+      const RayCastProjector projector(volume, projections, geometry, k, stepMm);
+      rays[k] = projector.Ray();
+      if (projector.IsCylindrical())
+        cylinders.push_back(projector.Cylinder());
+    }
     m_Rays.Upload(rays);
+    if (!cylinders.empty())
+    {
+      m_Cylinders.Upload(cylinders);
+      m_Launch.cylinders = m_Cylinders.Data();
+    }
     for (unsigned int d = 0; d < 3; ++d)
       m_Launch.size[d] = static_cast<int>(volume->GetLargestPossibleRegion().GetSize(d));
     m_Launch.columns = static_cast<int>(projections->GetLargestPossibleRegion().GetSize(0));
@@ -79,6 +90,7 @@ public:
 private:
   CudaRayCastLaunch m_Launch;
   CudaDeviceBuffer<RayCastRay> m_Rays;
+  CudaDeviceBuffer<CylindricalRays> m_Cylinders; ///< a cylindrical detector's (else empty)
   CudaVolumeTexture m_Texture;
 };
 

@@ -2,12 +2,15 @@
 #define cbctFDKBackProjectionImageFilter_h
 
 #include "cbctColumnBackProjection.h"
+#include "cbctCylindricalDetector.hcu"
+#include "cbctHelicalFDK.h"
 #include "cbctFDKBackProjection.hcu"
 #include "cbctFieldOfViewMask.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
 
 #include <itkInPlaceImageFilter.h>
 
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -24,6 +27,16 @@ VoxelToPixelMatrices(const TImage * volume,
                      const ThreeDCircularProjectionGeometry * geometry,
                      unsigned int first,
                      unsigned int count);
+
+/** The same matrices to the flat panel's pixel indices, whatever the detector (a cylinder's pixels are
+ * then found from them: cbctCylindricalRays.hcu). VoxelToPixelMatrices() refuses a cylinder. */
+template <typename TImage>
+std::vector<ConeProjection>
+VoxelToFlatPanelPixelMatrices(const TImage * volume,
+                              const itk::ImageBase<3> * projections,
+                              const ThreeDCircularProjectionGeometry * geometry,
+                              unsigned int first,
+                              unsigned int count);
 
 /** \class FDKBackProjectionImageFilter
  * \brief Voxel-driven FDK backprojection: volume (input 0) + sum over projections (input 1).
@@ -47,6 +60,10 @@ VoxelToPixelMatrices(const TImage * volume,
  * the scan does not see (FieldOfViewMask: outside the cylinder the detector covers, or the cone's top
  * and bottom corners) are not backprojected and are written as 0 or NaN; runs and columns of voxels
  * wholly outside are skipped. The voxels inside get the sums they get without it, bit for bit.
+ * On a cylindrical detector centred on the source each voxel's ray is followed to the cylinder and
+ * weighted by 1/L^2 instead (cbctCylindricalDetector.hcu, cbctCylindricalFDK.h), voxel by voxel. On a
+ * helical orbit each sample is also weighted by helical FDK's 2 w(x, lambda) (cbctHelicalFDKWeights.hcu,
+ * BackProjectHelix()), on either detector.
  *
  * Streaming: a region of the volume asks only for the detector rows and columns its eight corners
  * project onto (plus one pixel for interpolation), for every projection. Throws when no voxel of
@@ -206,6 +223,9 @@ private:
 
   std::vector<ConeProjection> m_Matrices;
   std::size_t m_FirstBufferedSlice = 0; // slice of the projections' buffer that holds m_Matrices[0]'s projection
+  std::size_t m_FirstProjection = 0;    // index (in the whole stack) of m_Matrices[0]'s projection
+  std::vector<CylindricalProjection> m_CylindricalMatrices; // instead, on a cylindrical detector
+  std::shared_ptr<const HelicalFDKSetup> m_Helix;           // a helical orbit's weights (else none)
   bool m_ColumnsAlongY = true;
   FieldOfViewMode m_FieldOfView = FieldOfViewMode::Off;
   GeometryType::ConstPointer m_FieldOfViewGeometry;

@@ -1,6 +1,7 @@
 #ifndef cbctFDKBackProjectionImageFilter_hxx
 #define cbctFDKBackProjectionImageFilter_hxx
 
+#include "cbctCylindricalFDK.h"
 #include "cbctDetectorCoordinates.h"
 #include "cbctInputChecks.h"
 #include "cbctVoxelRunBackProjection.h"
@@ -53,6 +54,18 @@ VoxelToPixelMatrices(const TImage * volume,
                      const ThreeDCircularProjectionGeometry * geometry,
                      unsigned int first,
                      unsigned int count)
+{
+  geometry->RequireFlatPanel("the voxel-driven backprojection");
+  return VoxelToFlatPanelPixelMatrices(volume, projections, geometry, first, count);
+}
+
+template <typename TImage>
+std::vector<ConeProjection>
+VoxelToFlatPanelPixelMatrices(const TImage * volume,
+                              const itk::ImageBase<3> * projections,
+                              const ThreeDCircularProjectionGeometry * geometry,
+                              unsigned int first,
+                              unsigned int count)
 {
   const DetectorCoordinates detector(projections);
   const vnl_matrix_fixed<double, 4, 4> voxelToWorld = detail::VoxelIndexToWorld(volume);
@@ -127,6 +140,7 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::VerifyPreconditions() I
   if (m_Geometry.IsNull())
     ThrowBadParameter("FDKBackProjectionImageFilter geometry", "none", "a ThreeDCircularProjectionGeometry");
   m_Geometry->RequireConeBeam("FDK");
+  RequireFlatOrCentredCylinder(m_Geometry, "FDK");
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -166,6 +180,8 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::ComputeProjectionRegion
   const OutputImageRegionType & volumeRegion,
   const ProjectionImageType * projections) const
 {
+  if (m_Geometry->IsCylindrical())
+    return CylindricalProjectionRegion(m_Geometry.GetPointer(), volume, volumeRegion, projections);
   const auto & largest = projections->GetLargestPossibleRegion();
   const DetectorCoordinates detector(projections);
   const vnl_matrix_fixed<double, 4, 4> voxelToWorld = detail::VoxelIndexToWorld(volume);
@@ -278,8 +294,23 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::BeforeThreadedGenerateD
   m_FirstBufferedSlice = static_cast<std::size_t>(range.first) -
                          static_cast<std::size_t>(projections->GetBufferedRegion().GetIndex(2) -
                                                   projections->GetLargestPossibleRegion().GetIndex(2));
-  m_Matrices = this->ComputeProjectionMatrices(
-    this->GetOutput(), projections, static_cast<unsigned int>(range.first), static_cast<unsigned int>(range.second));
+  const auto first = static_cast<unsigned int>(range.first);
+  const auto count = static_cast<unsigned int>(range.second);
+  m_FirstProjection = range.first;
+  m_Matrices.clear();
+  m_CylindricalMatrices.clear();
+  m_Helix.reset();
+  if (IsHelicalGeometry(m_Geometry))
+  {
+    const auto & d = this->GetOutput()->GetDirection();
+    if (d(0, 1) != 0. || d(2, 1) != 0.)
+      ThrowBadParameter("helical FDK volume direction", d, "a volume whose y axis is the rotation axis (world y)");
+    m_Helix = std::make_shared<const HelicalFDKSetup>(HelicalFDKSetup::Of(m_Geometry, projections));
+  }
+  if (m_Geometry->IsCylindrical())
+    m_CylindricalMatrices = CylindricalVoxelToPixel(this->GetOutput(), projections, m_Geometry.GetPointer(), first, count);
+  else
+    m_Matrices = this->ComputeProjectionMatrices(this->GetOutput(), projections, first, count);
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -288,6 +319,9 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::ComputeFieldOfView()
 {
   const auto * projections = static_cast<const ProjectionImageType *>(this->itk::ProcessObject::GetInput(1));
   m_Mask = FieldOfViewMask();
+  if (m_FieldOfView != FieldOfViewMode::Off && (m_Geometry->IsCylindrical() || m_Helix))
+    ThrowBadParameter("field of view", m_Helix ? "a helical orbit" : "a cylindrical detector",
+                      "a circular orbit and a flat panel (the field of view of helices and cylinders is not drawn yet)");
   if (m_FieldOfView != FieldOfViewMode::Off)
   {
     // The field of view of every projection of the scan on the whole detector (the stack's largest
@@ -318,7 +352,7 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::GenerateData()
   this->BeforeThreadedGenerateData();
   this->ComputeFieldOfView();
   const bool columns =
-    m_ColumnsAlongY && std::is_same<typename ProjectionImageType::PixelType, float>::value &&
+    m_ColumnsAlongY && m_CylindricalMatrices.empty() && !m_Helix && std::is_same<typename ProjectionImageType::PixelType, float>::value &&
     std::all_of(m_Matrices.begin(), m_Matrices.end(), [](const ConeProjection & p) { return ColumnsAllowed(p); });
   if (columns)
     this->GenerateDataInColumns();
@@ -514,6 +548,28 @@ FDKBackProjectionImageFilter<TInputImage, TOutputImage>::DynamicThreadedGenerate
   const std::size_t slice = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
   const auto * data = projections->GetBufferPointer() + m_FirstBufferedSlice * slice;
   itk::TotalProgressReporter progress(this, output->GetRequestedRegion().GetNumberOfPixels());
+  if (m_Helix)
+  {
+    // The views of this update's projections (a batch of them, or those buffered).
+    const std::size_t count = m_CylindricalMatrices.empty() ? m_Matrices.size() : m_CylindricalMatrices.size();
+    const std::vector<HelicalView> views(m_Helix->Views().begin() + m_FirstProjection,
+                                         m_Helix->Views().begin() + m_FirstProjection + count);
+    const vnl_matrix_fixed<double, 4, 4> world = detail::VoxelIndexToWorld(output);
+    double voxelToWorld[12];
+    for (unsigned int r = 0; r < 3; ++r)
+      for (unsigned int c = 0; c < 4; ++c)
+        voxelToWorld[4 * r + c] = world(r, c);
+    BackProjectHelix(m_Helix->Scan(), views, m_Matrices, m_CylindricalMatrices,
+                     m_CylindricalMatrices.empty() ? CylindricalDetectorGrid{} : CylindricalGrid(m_Geometry.GetPointer(), projections),
+                     voxelToWorld, data, nx, ny, firstColumn, firstRow, output, region, progress);
+    return;
+  }
+  if (!m_CylindricalMatrices.empty())
+  {
+    BackProjectOntoCylinder(CylindricalGrid(m_Geometry.GetPointer(), projections), m_CylindricalMatrices, data, nx, ny,
+                            firstColumn, firstRow, output, region, progress);
+    return;
+  }
 
   // Runs of BackProjectionRun voxels along z, aligned to absolute z, each stepped from its first
   // voxel exactly as the CUDA kernel steps them (see cbctFDKBackProjection.hcu).

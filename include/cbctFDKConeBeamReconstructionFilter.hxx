@@ -4,6 +4,8 @@
 #include "cbctBufferedImageSource.h"
 #include "cbctHelicalOrbit.h"
 #include "cbctInputChecks.h"
+#include "cbctCylindricalFDK.h"
+#include "cbctHelicalFDK.h"
 
 #include <itkCommand.h>
 #include <itkProgressAccumulator.h>
@@ -123,7 +125,10 @@ FDKConeBeamReconstructionFilter<TInputImage, TOutputImage>::GenerateOutputInform
   if (m_Geometry.IsNull())
     ThrowBadParameter("FDKConeBeamReconstructionFilter geometry", "none", "a ThreeDCircularProjectionGeometry (SetGeometry)");
   m_Geometry->RequireConeBeam("FDK");
-  HelicalOrbit::RequireCircular(m_Geometry, "FDK", "SART, CGLS or OSEM");
+  RequireFlatOrCentredCylinder(m_Geometry, "FDK");
+  m_RampFilter->SetCylinderRadius(m_Geometry->GetRadiusCylindricalDetector());
+  if (IsHelicalGeometry(m_Geometry))
+    HelicalFDKSetup::Of(m_Geometry, this->GetInput(1)); // a helix helical FDK can weight, or why not
   this->WireStages();
   // The displaced-detector decision needs the field of view this volume asks for.
   m_WeightFilter->SetFieldOfViewRadius(DisplacedDetectorCoverage::ReconstructedRadius(this->GetInput(0)));

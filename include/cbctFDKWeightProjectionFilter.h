@@ -1,6 +1,7 @@
 #ifndef cbctFDKWeightProjectionFilter_h
 #define cbctFDKWeightProjectionFilter_h
 
+#include "cbctCylindricalDetector.hcu"
 #include "cbctDisplacedDetectorCoverage.h"
 #include "cbctFDKWeighting.hcu"
 #include "cbctThreeDCircularProjectionGeometry.h"
@@ -74,6 +75,10 @@ public:
    * laid out for the pixel indices of `projections` (shared with the CUDA filter). */
   std::vector<FDKWeightingProjection>
   ComputeProjectionParameters(const TInputImage * projections, unsigned int first, unsigned int count) const;
+  /** The same for a cylindrical detector centred on the source (equiangular columns: see
+   * cbctCylindricalDetector.hcu); the geometry says which of the two applies. */
+  std::vector<CylindricalWeightingProjection>
+  ComputeCylindricalParameters(const TInputImage * projections, unsigned int first, unsigned int count) const;
   /** Scan-wide settings: short scan (Parker) or full scan, with or without displaced-detector
    * weights for the detector layout of `projections`. */
   FDKWeightingScan
@@ -115,6 +120,7 @@ protected:
 
 private:
   std::vector<FDKWeightingProjection> m_Parameters; // for the whole geometry, index = projection
+  std::vector<CylindricalWeightingProjection> m_CylindricalParameters; // instead, on a cylinder
   FDKWeightingScan m_Scan{};
 };
 

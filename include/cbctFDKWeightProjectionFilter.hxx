@@ -1,8 +1,9 @@
 #ifndef cbctFDKWeightProjectionFilter_hxx
 #define cbctFDKWeightProjectionFilter_hxx
 
+#include "cbctCylindricalFDK.h"
 #include "cbctDetectorCoordinates.h"
-#include "cbctHelicalOrbit.h"
+#include "cbctHelicalFDK.h"
 #include "cbctInputChecks.h"
 #include "cbctRayAxisDistance.h"
 
@@ -31,7 +32,7 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::VerifyPreconditions() ITKv
   if (m_Geometry.IsNull())
     ThrowBadParameter("FDKWeightProjectionFilter geometry", "none", "a ThreeDCircularProjectionGeometry");
   m_Geometry->RequireConeBeam("FDK");
-  HelicalOrbit::RequireCircular(m_Geometry, "FDK", "SART, CGLS or OSEM");
+  RequireFlatOrCentredCylinder(m_Geometry, "FDK");
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -109,6 +110,8 @@ bool
 FDKWeightProjectionFilter<TInputImage, TOutputImage>::IsShortScan() const
 {
   constexpr double Pi = 3.14159265358979323846;
+  if (IsHelicalGeometry(m_Geometry))
+    return false; // a helix's redundancy is helical FDK's backprojection weight
   const unsigned int n = m_Geometry->GetNumberOfProjections();
   const double range = m_Geometry->GetAngularRange();
   const double step = n > 1 ? range / (n - 1) : 2. * Pi;
@@ -128,6 +131,16 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::ComputeScanParameters(cons
 {
   constexpr double Pi = 3.14159265358979323846;
   FDKWeightingScan scan{};
+  if (IsHelicalGeometry(m_Geometry))
+  {
+    // Neither Parker's nor the displaced detector's weights: helical FDK weights each voxel's views in
+    // the backprojection (cbctHelicalFDKWeights.hcu).
+    scan.shortScan = 0;
+    scan.delta = 0.f;
+    scan.overlap = 0.f;
+    scan.wideSide = 1.f;
+    return scan;
+  }
   const double range = m_Geometry->GetAngularRange();
   scan.shortScan = this->IsShortScan() ? 1 : 0;
   scan.delta = static_cast<float>(std::max(0., 0.5 * (range - Pi)));
@@ -157,7 +170,7 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::ComputeProjectionParameter
                                                                                  unsigned int count) const
 {
   const DetectorCoordinates detector(projections);
-  const auto gaps = m_Geometry->GetAngularGaps();
+  const auto gaps = FDKAngularGaps(m_Geometry);
   const double start = m_Geometry->GetAngularRangeStart();
 
   std::vector<FDKWeightingProjection> parameters(count);
@@ -185,11 +198,25 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::ComputeProjectionParameter
 }
 
 template <typename TInputImage, typename TOutputImage>
+std::vector<CylindricalWeightingProjection>
+FDKWeightProjectionFilter<TInputImage, TOutputImage>::ComputeCylindricalParameters(const TInputImage * projections,
+                                                                                  unsigned int first,
+                                                                                  unsigned int count) const
+{
+  return CylindricalWeightingParameters(m_Geometry, DetectorCoordinates(projections), first, count);
+}
+
+template <typename TInputImage, typename TOutputImage>
 void
 FDKWeightProjectionFilter<TInputImage, TOutputImage>::BeforeThreadedGenerateData()
 {
   m_Scan = this->ComputeScanParameters(this->GetInput());
-  m_Parameters = this->ComputeProjectionParameters(this->GetInput(), 0, m_Geometry->GetNumberOfProjections());
+  m_Parameters.clear();
+  m_CylindricalParameters.clear();
+  if (m_Geometry->IsCylindrical())
+    m_CylindricalParameters = this->ComputeCylindricalParameters(this->GetInput(), 0, m_Geometry->GetNumberOfProjections());
+  else
+    m_Parameters = this->ComputeProjectionParameters(this->GetInput(), 0, m_Geometry->GetNumberOfProjections());
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -217,7 +244,6 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::DynamicThreadedGenerateDat
       index[0] = first;
       index[1] = region.GetIndex(1) + static_cast<itk::IndexValueType>(row);
       index[2] = region.GetIndex(2) + static_cast<itk::IndexValueType>(k);
-      const FDKWeightingProjection p = m_Parameters[index[2] - firstProjection];
       const float j = static_cast<float>(index[1]);
       auto * out = output->GetBufferPointer() + output->ComputeOffset(index) - first; // out[i]: column i
       // Columns beyond the measured detector (displaced-detector padding) are zero.
@@ -227,9 +253,20 @@ FDKWeightProjectionFilter<TInputImage, TOutputImage>::DynamicThreadedGenerateDat
       {
         index[0] = inFirst;
         const auto * in = input->GetBufferPointer() + input->ComputeOffset(index) - inFirst; // in[i]: column i
-        for (itk::IndexValueType i = from; i <= to; ++i)
-          out[i] = static_cast<typename TOutputImage::PixelType>(static_cast<float>(in[i]) *
-                                                                 FDKPixelWeight(p, scan, static_cast<float>(i), j));
+        if (!m_CylindricalParameters.empty())
+        {
+          const CylindricalWeightingProjection p = m_CylindricalParameters[index[2] - firstProjection];
+          for (itk::IndexValueType i = from; i <= to; ++i)
+            out[i] = static_cast<typename TOutputImage::PixelType>(
+              static_cast<float>(in[i]) * CylindricalFDKPixelWeight(p, scan, static_cast<float>(i), j));
+        }
+        else
+        {
+          const FDKWeightingProjection p = m_Parameters[index[2] - firstProjection];
+          for (itk::IndexValueType i = from; i <= to; ++i)
+            out[i] = static_cast<typename TOutputImage::PixelType>(static_cast<float>(in[i]) *
+                                                                   FDKPixelWeight(p, scan, static_cast<float>(i), j));
+        }
       }
       for (itk::IndexValueType i = std::max(first, to + 1); i <= last; ++i)
         out[i] = static_cast<typename TOutputImage::PixelType>(0.f);

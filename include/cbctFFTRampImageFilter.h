@@ -63,6 +63,11 @@ public:
   /** Hann low-pass along v: cut-off as a fraction of Nyquist, in (0, 1]; 0 (the default) is none. */
   itkSetMacro(HannCutFrequencyY, double);
   itkGetConstMacro(HannCutFrequencyY, double);
+  /** The radius (mm) of a cylindrical detector centred on the source whose rows are filtered (its u is
+   * the arc length: the kernel of equiangular columns, RampFilterResponse()); 0 (the default) for a
+   * flat panel. The FDK filter sets it from the geometry. */
+  itkSetMacro(CylinderRadius, double);
+  itkGetConstMacro(CylinderRadius, double);
 
   /** Pixels by which each side of a row is extended (TruncationCorrectionExtent()). */
   int
@@ -98,6 +103,7 @@ protected:
   double m_CutOff = 1.;
   double m_TruncationCorrection = 0.;
   double m_HannCutFrequencyY = 0.;
+  double m_CylinderRadius = 0.;
 
 private:
   /** Fills the workspace's row (the padded length) with the input row `in` of `width` pixels,

@@ -90,7 +90,7 @@ template <typename TInputImage, typename TOutputImage>
 std::vector<double>
 FFTRampImageFilter<TInputImage, TOutputImage>::ComputeResponse() const
 {
-  return RampFilterResponse(this->GetPaddedLength(), this->GetInput()->GetSpacing()[0], m_Window, m_CutOff);
+  return RampFilterResponse(this->GetPaddedLength(), this->GetInput()->GetSpacing()[0], m_Window, m_CutOff, m_CylinderRadius);
 }
 
 template <typename TInputImage, typename TOutputImage>

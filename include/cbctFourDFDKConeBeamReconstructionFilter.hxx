@@ -39,6 +39,7 @@ FourDFDKConeBeamReconstructionFilter<TImage, TOutputImage>::GenerateOutputInform
   if (m_Geometry.IsNull())
     ThrowBadParameter("4D FDK geometry", "none", "a ThreeDCircularProjectionGeometry (SetGeometry)");
   m_Geometry->RequireConeBeam("4D FDK");
+  m_Geometry->RequireFlatPanel("4D FDK");
   HelicalOrbit::RequireCircular(m_Geometry, "4D FDK", "4D ROOSTER");
   const TImage * volume = this->GetInput(0);
   const TImage * projections = this->GetInput(1);

@@ -79,8 +79,10 @@ public:
     m_FirstRow = static_cast<int>(projections->GetLargestPossibleRegion().GetIndex(1));
     // The gather inverts each projection's cone (a point's pixel through the source); parallel
     // beams are scattered instead (JosephOperator), so nothing is set up for them.
+    // A cylindrical detector's pixels are not the flat panel's grid the gather inverts: scattered too.
     const bool parallel = geometry->GetNumberOfProjections() > 0 && geometry->IsParallel(0);
-    for (unsigned int k = 0; k < geometry->GetNumberOfProjections() && !parallel; ++k)
+    m_Cylindrical = geometry->IsCylindrical();
+    for (unsigned int k = 0; k < geometry->GetNumberOfProjections() && !parallel && !m_Cylindrical; ++k)
     {
       m_Rays.push_back(JosephProjector(volume, projections, geometry, k).Ray());
       m_Projections.push_back(MakeJosephGatherProjection(m_Rays.back(), m_Size));
@@ -92,6 +94,8 @@ public:
   void
   Back(const float * projections, float * volume, const std::vector<unsigned int> & subset, bool add) const
   {
+    if (m_Cylindrical)
+      ThrowBadParameter("Joseph's gathered adjoint's detector", "cylindrical", "a flat panel (a cylinder's adjoint is scattered: JosephAdjoint::Scatter)");
     const std::size_t voxels = static_cast<std::size_t>(m_Size[0]) * m_Size[1] * m_Size[2];
     if (!add)
       std::fill(volume, volume + voxels, 0.f);
@@ -121,6 +125,7 @@ public:
   }
 
 private:
+  bool m_Cylindrical = false;
   /** The batch's rays in the form the gather reads them, one array per field: JosephSetup()'s float
    * line, and its dominant axis (-1: no sample in the volume). */
   struct Rays

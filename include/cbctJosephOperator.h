@@ -40,6 +40,7 @@ public:
                  [volume, projections, geometry](unsigned int k) { return JosephProjector(volume, projections, geometry, k); })
     , m_Gather(volume, projections, geometry)
     , m_Parallel(geometry->GetNumberOfProjections() > 0 && geometry->IsParallel(0))
+    , m_Cylindrical(geometry->IsCylindrical())
   {
     for (unsigned int d = 0; d < 3; ++d)
       m_Size[d] = static_cast<int>(volume->GetLargestPossibleRegion().GetSize(d));
@@ -55,6 +56,12 @@ public:
   void
   Forward(const float * volume, float * projections, const std::vector<unsigned int> & subset, bool add) const override
   {
+    if (m_Cylindrical)
+    {
+      // The row kernel walks the flat panel's pixels: a cylinder's pixel by pixel (JosephProjector::Visit()).
+      Superclass::Forward(volume, projections, subset, add);
+      return;
+    }
     const auto rows = static_cast<itk::SizeValueType>(m_Rows);
     ParallelizeArray(
       0, subset.size() * rows,
@@ -74,8 +81,9 @@ public:
       });
   }
 
-  /** The gather (default) or the scatter. Parallel beams are always scattered: the gather is
-   * written for cones (it finds a cell's rays through the source). */
+  /** The gather (default) or the scatter. Parallel beams and cylindrical detectors are always
+   * scattered: the gather is written for cones onto a flat panel (it finds a cell's rays through the
+   * source and the panel's grid). */
   void
   SetAdjoint(JosephAdjoint adjoint)
   {
@@ -91,7 +99,7 @@ public:
   void
   Back(const float * projections, float * volume, const std::vector<unsigned int> & subset, bool add) const override
   {
-    if (m_Adjoint == JosephAdjoint::Scatter || m_Parallel)
+    if (m_Adjoint == JosephAdjoint::Scatter || m_Parallel || m_Cylindrical)
       Superclass::Back(projections, volume, subset, add);
     else
       m_Gather.Back(projections, volume, subset, add);
@@ -100,6 +108,7 @@ public:
 private:
   JosephGatherBackProjector m_Gather;
   bool m_Parallel;
+  bool m_Cylindrical;
   std::vector<JosephRay> m_Rays; ///< per projection, for Forward()
   int m_Size[3];
   int m_Columns, m_Rows, m_FirstColumn, m_FirstRow;

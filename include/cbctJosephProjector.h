@@ -1,6 +1,7 @@
 #ifndef cbctJosephProjector_h
 #define cbctJosephProjector_h
 
+#include "cbctCylindricalRaysOf.h"
 #include "cbctDetectorCoordinates.h"
 #include "cbctJoseph.hcu"
 #include "cbctThreeDCircularProjectionGeometry.h"
@@ -49,6 +50,11 @@ public:
     m_ToIndex = vnl_matrix_inverse<double>(toWorld.as_ref()).as_matrix();
     for (unsigned int d = 0; d < 3; ++d)
       m_Origin[d] = volume->GetOrigin()[d];
+    if (geometry->IsCylindrical())
+    {
+      m_Cylindrical = true;
+      m_Cylinder = CylindricalRaysOf(geometry, k, m_Detector);
+    }
     // Joseph walks the volume's index space (a slab as the whole volume does): the rays in the index
     // coordinates of the volume's index space, and where the voxels in memory start.
     if (geometry->IsParallel(k))
@@ -102,12 +108,34 @@ public:
   }
 
   /** Visits the samples of the ray through pixel (i, j) of the projection (pixel indices):
-   * f(offset into the volume buffer, weight in mm), see JosephVisit(). */
+   * f(offset into the volume buffer, weight in mm), see JosephVisit(). On a cylindrical detector the
+   * ray through the cylinder's pixel, walked as the ray of the flat panel's point it crosses
+   * (FlatPixelOfCylinderPixel()): the same line, the same samples per mm. */
   template <typename F>
   void
   Visit(double i, double j, F && f) const
   {
+    if (m_Cylindrical)
+    {
+      double fi = 0., fj = 0.;
+      if (FlatPixelOfCylinderPixel(m_Cylinder, i, j, fi, fj))
+        JosephVisit(m_Ray, m_SizeInt, fi, fj, f);
+      return;
+    }
     JosephVisit(m_Ray, m_SizeInt, i, j, f);
+  }
+
+  /** Whether the detector is a cylinder (then Ray() is the flat panel's, and pixel indices go through
+   * Cylinder() first), and its rays. */
+  bool
+  IsCylindrical() const
+  {
+    return m_Cylindrical;
+  }
+  const CylindricalRays &
+  Cylinder() const
+  {
+    return m_Cylinder;
   }
 
 private:
@@ -184,6 +212,8 @@ private:
   vnl_matrix_fixed<double, 3, 3> m_ToIndex;
   JosephRay m_Ray;
   int m_SizeInt[3];
+  bool m_Cylindrical = false;
+  CylindricalRays m_Cylinder;
 };
 
 } // namespace cbct

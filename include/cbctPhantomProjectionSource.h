@@ -16,7 +16,8 @@ namespace cbct
  * the detector's (set them as on any itk::GenerateImageSource); its third axis has one slice per
  * projection of the geometry, which SetGeometry() sizes. Each pixel is the integral of the density
  * along the ray from the source through the pixel centre (ray-ellipsoid intersection, in double),
- * so the values are exact up to rounding to the pixel type; for a parallel projection along the
+ * so the values are exact up to rounding to the pixel type (the pixel centre on the cylinder for a
+ * cylindrical detector); for a parallel projection along the
  * whole line through the pixel in the rays' direction. Multi-threaded, streams.
  * \ingroup ConeBeamCT
  */

@@ -92,11 +92,16 @@ PhantomProjectionSource<TOutputImage>::DynamicThreadedGenerateData(const OutputI
       else
       {
         // Detector point X satisfies M X + t = w (u, v, 1) with w = -SDD (see the geometry's header),
-        // hence X - S = -SDD * M^-1 (u, v, 1).
-        std::array<double, 3> direction;
-        for (unsigned int r = 0; r < 3; ++r)
-          direction[r] = -sdd * (inverse(r, 0) * u + inverse(r, 1) * v + inverse(r, 2));
-        integral = m_Phantom->LineIntegral(source, direction);
+        // hence X - S = -SDD * M^-1 (u, v, 1); a cylindrical detector's pixel through the flat panel's
+        // point of its ray.
+        double fu = u, fv = v;
+        if (!m_Geometry->IsCylindrical() || m_Geometry->FlatFromCylindrical(k, u, v, fu, fv))
+        {
+          std::array<double, 3> direction;
+          for (unsigned int r = 0; r < 3; ++r)
+            direction[r] = -sdd * (inverse(r, 0) * fu + inverse(r, 1) * fv + inverse(r, 2));
+          integral = m_Phantom->LineIntegral(source, direction);
+        }
       }
       it.Set(static_cast<typename TOutputImage::PixelType>(integral));
       ++it;

@@ -37,9 +37,14 @@ RampFilterPaddedLength(unsigned int rowLength);
  * h(0) = 1/(4 tau^2), h(n odd) = -1/(n pi tau)^2, h(n even) = 0), times tau for the convolution
  * integral, so a constant row gives no DC bias; then windowed: for the frequency x in [0, 1] of
  * Nyquist, the response is 0 above `cutOff` and multiplied by window(x / cutOff) below.
- * It includes the 1/paddedLength of an unnormalised inverse FFT (vnl's and cuFFT's). */
+ * It includes the 1/paddedLength of an unnormalised inverse FFT (vnl's and cuFFT's).
+ *
+ * `cylinderRadius` > 0: the rows are arcs of a cylindrical detector of that radius centred on the
+ * source (equiangular columns, pixel spacing = arc length): each tap n of the spatial kernel is
+ * multiplied by (gamma / sin(gamma))^2, gamma = n spacing / radius, the equiangular fan beam's kernel
+ * (Kak & Slaney, ch. 3). The padded row must span less than pi radians of the cylinder. */
 ConeBeamCT_EXPORT std::vector<double>
-RampFilterResponse(unsigned int paddedLength, double spacing, RampWindow window, double cutOff);
+RampFilterResponse(unsigned int paddedLength, double spacing, RampWindow window, double cutOff, double cylinderRadius = 0.);
 
 /** The frequency response (paddedLength/2 + 1 values) of the Hann low-pass along v (RTK's --hannY):
  * for the frequency y in [0, 1] of Nyquist, 0.5 + 0.5 cos(pi y / cutOff) up to `cutOff`, 0 above; with

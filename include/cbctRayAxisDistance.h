@@ -29,6 +29,11 @@ namespace cbct
  * the norm of two affine functions of (i, j), which the weighting kernels evaluate from nine
  * coefficients (Coefficients()). Any projection matrix works: offsets of source and detector, tilts,
  * per-projection distances.
+ *
+ * On a cylindrical detector centred on the source (IsCylinderCentredOnSource()) the ray of pixel (i, j)
+ * leaves the source at the angle gamma = (u - u0) / R across the cylinder's axis and the height
+ * dv = v - v0: D is then linear in (sin gamma, dv, cos gamma), and the nine coefficients are over those
+ * (CylindricalAxisDistance()) rather than over (i, j, 1). Other cylinders are refused.
  * \ingroup ConeBeamCT
  */
 class ConeBeamCT_EXPORT RayAxisDistance
@@ -45,11 +50,20 @@ public:
   double
   Column(double distance, double j) const;
 
-  /** The nine float coefficients the weighting kernels evaluate (AxisDistance()). */
+  /** The nine float coefficients the weighting kernels evaluate: AxisDistance() of (i, j) on a flat
+   * panel, CylindricalAxisDistance() of (sin gamma, dv, cos gamma) on a cylinder. */
   AxisDistanceCoefficients
   GetCoefficients() const;
 
 private:
+  /** s of the ray at angle gamma and height dv on a cylinder. */
+  double
+  OnCylinder(double gamma, double dv) const;
+
+  // A cylinder's (gamma, dv) from (i, j, 1), and its radius; zero for a flat panel.
+  bool m_Cylindrical = false;
+  double m_Gamma[3] = { 0., 0., 0. };
+  double m_Dv[3] = { 0., 0., 0. };
   // Rows of the 3x3 map from (i, j, 1) to s's numerator and to D's x and z components.
   double m_Numerator[3];
   double m_X[3];

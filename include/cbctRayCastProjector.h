@@ -25,7 +25,10 @@ public:
     : m_Step(static_cast<float>(stepMm))
   {
     // The ray caster counts voxels from the first one in memory.
-    const JosephRay ray = JosephProjector(volume, projections, geometry, k).RayFromFirstVoxel();
+    const JosephProjector joseph(volume, projections, geometry, k);
+    const JosephRay ray = joseph.RayFromFirstVoxel();
+    m_Cylindrical = joseph.IsCylindrical();
+    m_Cylinder = joseph.Cylinder();
     for (int d = 0; d < 3; ++d)
     {
       m_Ray.q0[d] = static_cast<float>(ray.q0[d]);
@@ -52,10 +55,26 @@ public:
   void
   Visit(double i, double j, F && f) const
   {
+    if (m_Cylindrical && !FlatPixelOfCylinderPixel(m_Cylinder, i, j, i, j))
+      return; // a cylinder's pixel whose ray never crosses the flat panel's plane
     RayCastVisit(m_Ray, m_Size, static_cast<float>(i), static_cast<float>(j), m_Step, f);
   }
 
+  /** A cylindrical detector's rays (JosephProjector::Cylinder()); unused for a flat panel. */
+  bool
+  IsCylindrical() const
+  {
+    return m_Cylindrical;
+  }
+  const CylindricalRays &
+  Cylinder() const
+  {
+    return m_Cylinder;
+  }
+
 private:
+  bool m_Cylindrical = false;
+  CylindricalRays m_Cylinder;
   RayCastRay m_Ray;
   int m_Size[3];
   float m_Step;

@@ -53,6 +53,30 @@ namespace cbct
  * the distance the collimator blur grows with). A geometry is all parallel or all cone beam. A
  * parallel projection is given by RTK parameters; a bare matrix must be projective (cone beam).
  *
+ * A cylindrical detector (RTK's RadiusCylindricalDetector, one radius R for the whole geometry; 0 is a
+ * flat panel) is the flat panel bent about an axis parallel to its v axis: in the rotated frame the
+ * cylinder's axis is the line x = 0, z = SID - SDD + R, so the cylinder touches the flat panel along
+ * x = 0 (the detector's u = -ProjectionOffsetX, whatever the offsets). A detector coordinate u is then
+ * the arc length from that line less ProjectionOffsetX, and v the height as on the flat panel:
+ *
+ * \verbatim
+ *      rotated frame, seen along y          pixel (u, v) is at  x = R sin(a),
+ *                 source (sx, SID)                              z = SID - SDD + R (1 - cos(a)),
+ *                    *                                          y = v + ProjectionOffsetY,
+ *                   /|\                              with a = (u + ProjectionOffsetX) / R.
+ *                  / | \
+ *         ________/__|__\________  flat panel z = SID - SDD (touches the cylinder at x = 0)
+ *          `-._      |      _.-'   cylinder of radius R about (x = 0, z = SID - SDD + R)
+ *               `-.._|_..-'
+ * \endverbatim
+ *
+ * With R = SDD and SourceOffsetX = 0 the cylinder's axis passes through the source and its columns are
+ * equiangular (a third-generation CT scanner's detector), which FDK needs. The matrices stay the flat
+ * panel's: FlatFromCylindrical() and CylindricalFromFlat() convert between the two detectors' coordinates
+ * of one ray, and GetDetectorPoint() gives the point on the cylinder. A cylinder needs each projection's
+ * RTK parameters (a bare matrix does not say where the cylinder is), a cone beam, and the source inside
+ * the cylinder (SourceOffsetX^2 + (SDD - R)^2 < R^2: every ray from it meets the detector once).
+ *
  * Angles are given in degrees to AddProjection() and stored in radians, wrapped to [0, 2*pi).
  * Every input is checked: a non-finite value, a SID <= 0, a SDD < 0, a singular matrix, or parallel
  * and cone-beam projections in one geometry throw an itk::ExceptionObject naming the parameter and
@@ -112,9 +136,46 @@ public:
   void
   AddProjection(const MatrixType & matrix);
 
-  /** Removes every projection. */
+  /** A new geometry of the projections `indices` of this one, in that order, each given as here (RTK
+   * parameters or a bare matrix), with the same detector (RadiusCylindricalDetector). */
+  Pointer
+  Subset(const std::vector<unsigned int> & indices) const;
+
+  /** Removes every projection (the detector's radius stays). */
   void
   Clear();
+
+  /** RTK's RadiusCylindricalDetector (mm): 0 (the default) for a flat panel, else the radius of the
+   * cylindrical detector. Throws, naming the projection, when a projection cannot have it (see the
+   * class's description); projections added later are checked against it. */
+  void
+  SetRadiusCylindricalDetector(double radius);
+  double
+  GetRadiusCylindricalDetector() const
+  {
+    return m_RadiusCylindricalDetector;
+  }
+  bool
+  IsCylindrical() const
+  {
+    return m_RadiusCylindricalDetector != 0.;
+  }
+
+  /** Whether projection k's detector is a cylinder whose axis passes through the source (R = SDD and
+   * SourceOffsetX = 0, within 1e-9 of SDD): its columns are then equiangular about the source. */
+  bool
+  IsCylinderCentredOnSource(unsigned int k) const;
+
+  /** For a cylindrical detector, the flat panel's coordinates (mm) of the ray of projection k through
+   * the cylinder's point (u, v); false when that ray does not reach the flat panel's plane (it leaves
+   * the source at 90 degrees or more from the principal ray). For a flat panel, (u, v) unchanged. */
+  bool
+  FlatFromCylindrical(unsigned int k, double u, double v, double & flatU, double & flatV) const;
+
+  /** The converse: the cylinder's coordinates (mm) of the ray through the flat panel's point (flatU,
+   * flatV). For a flat panel, unchanged. */
+  void
+  CylindricalFromFlat(unsigned int k, double flatU, double flatV, double & u, double & v) const;
 
   unsigned int
   GetNumberOfProjections() const
@@ -143,6 +204,11 @@ public:
   void
   RequireConeBeam(const std::string & method) const;
 
+  /** Throws, naming `method`, when the detector is cylindrical: for code that maps rays through the flat
+   * panel's matrices only. */
+  void
+  RequireFlatPanel(const std::string & method) const;
+
   /** Source position in world coordinates (mm); for a parallel projection RTK's point at SID on the
    * source's side of the rotation axis (the source itself is at infinity). */
   PointType
@@ -153,8 +219,9 @@ public:
   VectorType
   GetRayDirection(unsigned int k) const;
 
-  /** The world point (mm) of detector coordinates (u, v) (mm) of projection k, on the detector plane:
-   * at SDD from the source (cone beam), or at SID beyond the rotation axis (parallel beam). */
+  /** The world point (mm) of detector coordinates (u, v) (mm) of projection k, on the detector: the
+   * plane at SDD from the source (cone beam), or at SID beyond the rotation axis (parallel beam), or the
+   * cylinder (a cylindrical detector). */
   PointType
   GetDetectorPoint(unsigned int k, double u, double v) const;
 
@@ -240,6 +307,10 @@ private:
   std::vector<double>
   Azimuths() const;
 
+  /** Throws when projection k cannot have a cylindrical detector of `radius` (see the class's description). */
+  void
+  CheckCylinder(unsigned int k, double radius) const;
+
   /** Fills the derived quantities from the (normalised) matrix of a cone-beam projection. */
   static void
   DeriveFromMatrix(Projection & projection);
@@ -249,6 +320,7 @@ private:
   DeriveParallel(Projection & projection);
 
   std::vector<Projection> m_Projections;
+  double m_RadiusCylindricalDetector = 0.;
 };
 
 } // namespace cbct

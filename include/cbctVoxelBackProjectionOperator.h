@@ -6,6 +6,7 @@
 #include "cbctFDKBackProjectionImageFilter.h" // VoxelToPixelMatrices()
 #include "cbctProjectorOperator.h"
 #include "cbctThreeDCircularProjectionGeometry.h"
+#include "cbctCylindricalRaysOf.h"
 #include "cbctVoxelRunBackProjection.h"
 #include "cbctWorkerErrors.h"
 
@@ -15,6 +16,28 @@
 
 namespace cbct
 {
+
+/** AccumulateVoxelRunScalar() on a cylindrical detector: each voxel's flat panel pixel (the launch's
+ * matrix) moved to the cylinder's pixel of the same ray before sampling. */
+inline void
+AccumulateCylinderVoxelRun(const VoxelRunLaunch<float> & l, const CylindricalRays & cylinder)
+{
+  const float * m = l.matrix;
+  for (int x = 0; x < l.width; ++x)
+  {
+    float hu, hv, hw;
+    HomogeneousAt(m, static_cast<float>(l.x0 + x), l.y, l.z, hu, hv, hw);
+    for (int r = 0; r < BackProjectionRun; ++r, hu += m[2], hv += m[6], hw += m[10])
+    {
+      if (r < l.rFirst || r >= l.rEnd || !(hw < 0.f))
+        continue;
+      double i = 0., j = 0.;
+      CylinderPixelOfFlatPixel(cylinder, static_cast<double>(hu) / hw, static_cast<double>(hv) / hw, i, j);
+      l.sum[r * l.width + x] += DetectorSample(l.projection, l.nx, l.ny, l.firstColumn, l.firstRow, static_cast<float>(i),
+                                               static_cast<float>(j));
+    }
+  }
+}
 
 /** \class VoxelBackProjectionOperator
  * \brief A forward projector paired with the voxel-based backprojector, as RTK and TIGRE pair them
@@ -35,8 +58,15 @@ public:
   VoxelBackProjectionOperator(std::unique_ptr<ProjectorOperator> forward, const TImage * volume, const TImage * projections,
                               const ThreeDCircularProjectionGeometry * geometry)
     : m_Forward(std::move(forward))
-    , m_Matrices(VoxelToPixelMatrices(volume, projections, geometry, 0, geometry->GetNumberOfProjections()))
+    , m_Matrices(VoxelToFlatPanelPixelMatrices(volume, projections, geometry, 0, geometry->GetNumberOfProjections()))
   {
+    // A cylindrical detector: each voxel's flat panel pixel moved to the cylinder's (its ray's) pixel.
+    if (geometry->IsCylindrical())
+    {
+      const DetectorCoordinates detector(projections);
+      for (unsigned int k = 0; k < geometry->GetNumberOfProjections(); ++k)
+        m_Cylinders.push_back(CylindricalRaysOf(geometry, k, detector));
+    }
     for (unsigned int d = 0; d < 3; ++d)
     {
       m_Size[d] = static_cast<int>(volume->GetLargestPossibleRegion().GetSize(d));
@@ -105,7 +135,10 @@ public:
           {
             launch.matrix = m_Matrices[subset[n]].matrix;
             launch.projection = projections + subset[n] * PixelsPerProjection();
-            AccumulateVoxelRun(launch);
+            if (m_Cylinders.empty())
+              AccumulateVoxelRun(launch);
+            else
+              AccumulateCylinderVoxelRun(launch, m_Cylinders[subset[n]]);
           }
           for (std::size_t i = 0; i < sum.size(); ++i)
             total[i] += sum[i];
@@ -125,6 +158,7 @@ public:
 private:
   std::unique_ptr<ProjectorOperator> m_Forward;
   std::vector<ConeProjection> m_Matrices;
+  std::vector<CylindricalRays> m_Cylinders; ///< a cylindrical detector's, per projection (else empty)
   int m_Size[3];
   int m_First[3];
   int m_Columns, m_Rows, m_FirstColumn, m_FirstRow;

@@ -5,6 +5,7 @@
 
 #  include "cbctCudaCheck.h"
 #  include "cbctCudaDeviceBuffer.h"
+#  include "cbctCudaCylindricalFDKBackProjection.hcu"
 #  include "cbctCudaFDKBackProjection.hcu"
 #  include "cbctCudaFDKWeighting.hcu"
 #  include "cbctCudaFFTRampImageFilter.h"
@@ -163,6 +164,32 @@ FilteredRows(const CudaFDKProblem & problem, std::size_t rows)
 {
   return problem.smoothingTaps ? problem.stackRows : rows;
 }
+
+/** Whether any view of projections [k0, k0 + n) of a helical problem can see a voxel of `box`: the
+ * box's world heights within helicalReach of some view's source height. */
+bool
+HelicalBatchSeesBox(const CudaFDKProblem & problem, const VoxelBox & box, unsigned int k0, unsigned int n)
+{
+  const float * m = problem.voxelToWorld;
+  float low = std::numeric_limits<float>::max(), high = std::numeric_limits<float>::lowest();
+  for (unsigned int corner = 0; corner < 8; ++corner)
+  {
+    float x[3];
+    for (unsigned int d = 0; d < 3; ++d)
+      x[d] = static_cast<float>(box.index[d] + ((corner >> d) & 1u ? static_cast<long long>(box.size[d]) - 1 : 0));
+    const float y = m[4] * x[0] + m[5] * x[1] + m[6] * x[2] + m[7];
+    low = std::min(low, y);
+    high = std::max(high, y);
+  }
+  const HelicalScan & s = problem.helicalScan;
+  for (unsigned int k = k0; k < k0 + n; ++k)
+  {
+    const float source = s.axialAtZero + s.axialPerRadian * problem.helicalViews[k].view.lambda;
+    if (high >= source - problem.helicalReach && low <= source + problem.helicalReach)
+      return true;
+  }
+  return false;
+}
 } // namespace
 
 std::size_t
@@ -193,6 +220,8 @@ struct CudaFDKDevicePipeline::Resources
   CudaRampFilterPlan plan;
   CudaProjectionTexture textures[2];
   CudaDeviceBuffer<FDKWeightingProjection> parameters;
+  CudaDeviceBuffer<CylindricalWeightingProjection> cylindricalParameters;
+  CudaDeviceBuffer<CudaHelicalView> helicalViews;
   CudaDeviceBuffer<double> taps;
   CudaDeviceBuffer<double> logFlat;
   CudaDeviceBuffer<ConeProjection> fieldOfViewMatrices;
@@ -299,7 +328,15 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
   textures[0].Reserve(static_cast<int>(paddedColumns), static_cast<int>(maxRows), static_cast<int>(batch));
   textures[1].Reserve(static_cast<int>(paddedColumns), static_cast<int>(maxRows), static_cast<int>(batch));
   CudaDeviceBuffer<FDKWeightingProjection> & parameters = r.parameters;
-  parameters.Upload(std::vector<FDKWeightingProjection>(problem.parameters, problem.parameters + problem.count));
+  CudaDeviceBuffer<CylindricalWeightingProjection> & cylindricalParameters = r.cylindricalParameters;
+  if (problem.cylindricalParameters)
+    cylindricalParameters.Upload(std::vector<CylindricalWeightingProjection>(problem.cylindricalParameters,
+                                                                             problem.cylindricalParameters + problem.count));
+  else
+    parameters.Upload(std::vector<FDKWeightingProjection>(problem.parameters, problem.parameters + problem.count));
+  CudaDeviceBuffer<CudaHelicalView> & helicalViews = r.helicalViews;
+  if (problem.helicalViews)
+    helicalViews.Upload(std::vector<CudaHelicalView>(problem.helicalViews, problem.helicalViews + problem.count));
   // The field of view: the scan's matrices, and room for the columns of the largest piece.
   const bool fieldOfView = problem.fieldOfView != FieldOfViewMode::Off;
   const int fieldOfViewOther = problem.fieldOfViewAxis == 1 ? 2 : 1;
@@ -368,8 +405,16 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
     const int filterRows = static_cast<int>(FilteredRows(problem, static_cast<std::size_t>(rows)));
     const int filterFirstRow = problem.smoothingTaps ? problem.stackFirstRow : firstRow;
     unsigned int batchesOfPiece = rows > 0 ? (problem.count + static_cast<unsigned int>(batch) - 1) / static_cast<unsigned int>(batch) : 0;
-    for (unsigned int b = 0; b < batchesOfPiece; ++b, ++batchNumber)
+    // The batches this piece needs: all of them, or on a helix those whose views can see it.
+    std::vector<unsigned int> batchList;
+    for (unsigned int b = 0; b < batchesOfPiece; ++b)
+      if (!problem.helicalViews ||
+          HelicalBatchSeesBox(problem, box, b * static_cast<unsigned int>(batch),
+                              std::min<unsigned int>(static_cast<unsigned int>(batch), problem.count - b * static_cast<unsigned int>(batch))))
+        batchList.push_back(b);
+    for (std::size_t listed = 0; listed < batchList.size(); ++listed, ++batchNumber)
     {
+      const unsigned int b = batchList[listed];
       const unsigned int k0 = b * static_cast<unsigned int>(batch);
       const int n = static_cast<int>(std::min<std::size_t>(batch, problem.count - k0));
       const int t = static_cast<int>(batchNumber % 2);
@@ -412,7 +457,10 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
       w.rows = filterRows;
       w.firstRow = filterFirstRow;
       w.projections = n;
-      w.parameters = parameters.Data() + k0;
+      if (problem.cylindricalParameters)
+        w.cylindricalParameters = cylindricalParameters.Data() + k0;
+      else
+        w.parameters = parameters.Data() + k0;
       w.scan = problem.scan;
       CudaCheck(LaunchFDKWeighting(w, streams.filter), "LaunchFDKWeighting");
       if (problem.truncationExtent > 0)
@@ -471,7 +519,19 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
       launch.columnOffset = static_cast<float>(problem.paddedFirst);
       launch.rowOffset = static_cast<float>(firstRow);
       launch.count = n;
-      std::transform(problem.matrices + k0, problem.matrices + k0 + n, launch.matrices, TexelCentred);
+      CudaCylindricalBackProjectionLaunch cylinder; // a cylindrical detector's launch instead
+      if (problem.cylindricalMatrices)
+      {
+        cylinder.projections = launch.projections;
+        cylinder.columnOffset = launch.columnOffset;
+        cylinder.rowOffset = launch.rowOffset;
+        cylinder.count = n;
+        cylinder.grid = problem.cylindricalGrid;
+        std::transform(problem.cylindricalMatrices + k0, problem.cylindricalMatrices + k0 + n, cylinder.matrices,
+                       TexelCentredCylindrical);
+      }
+      else
+        std::transform(problem.matrices + k0, problem.matrices + k0 + n, launch.matrices, TexelCentred);
       if (fieldOfView)
       {
         launch.fieldOfView = r.fieldOfViewColumns.Data();
@@ -479,10 +539,10 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
         launch.fieldOfViewFirst[0] = static_cast<int>(box.index[0]);
         launch.fieldOfViewFirst[1] = static_cast<int>(box.index[fieldOfViewOther]);
         launch.fieldOfViewColumns = static_cast<int>(box.size[0]);
-        launch.writeOutside = b + 1 == batchesOfPiece; // the piece's last batch blanks the outside
+        launch.writeOutside = listed + 1 == batchList.size(); // the piece's last batch blanks the outside
         launch.outsideValue = outsideValue;
       }
-      const bool chunked = last && b + 1 == batchesOfPiece;
+      const bool chunked = last && listed + 1 == batchList.size();
       const long long z0 = box.index[2], z1 = z0 + static_cast<long long>(box.size[2]);
       // Chunk boundaries on run starts (multiples of BackProjectionRun in absolute z).
       const long long step = chunked ? std::max<long long>(BackProjectionRun, ((z1 - z0) / FinalChunks + BackProjectionRun - 1) /
@@ -500,7 +560,32 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
           launch.size[d] = static_cast<int>(part.size[d]);
           launch.first[d] = static_cast<int>(part.index[d]);
         }
-        CudaCheck(LaunchFDKBackProjection(launch, streams.backProjection), "LaunchFDKBackProjection");
+        if (problem.helicalViews)
+        {
+          CudaHelicalBackProjectionLaunch helix;
+          helix.volume = launch.volume;
+          std::copy(launch.size, launch.size + 3, helix.size);
+          std::copy(launch.first, launch.first + 3, helix.first);
+          helix.projections = launch.projections;
+          helix.columnOffset = launch.columnOffset;
+          helix.rowOffset = launch.rowOffset;
+          helix.count = n;
+          helix.views = helicalViews.Data() + k0;
+          helix.scan = problem.helicalScan;
+          helix.cylindrical = problem.cylindricalMatrices ? 1 : 0;
+          helix.grid = problem.cylindricalGrid;
+          std::copy(problem.voxelToWorld, problem.voxelToWorld + 12, helix.voxelToWorld);
+          CudaCheck(LaunchHelicalFDKBackProjection(helix, streams.backProjection), "LaunchHelicalFDKBackProjection");
+        }
+        else if (problem.cylindricalMatrices)
+        {
+          cylinder.volume = launch.volume;
+          std::copy(launch.size, launch.size + 3, cylinder.size);
+          std::copy(launch.first, launch.first + 3, cylinder.first);
+          CudaCheck(LaunchCylindricalFDKBackProjection(cylinder, streams.backProjection), "LaunchCylindricalFDKBackProjection");
+        }
+        else
+          CudaCheck(LaunchFDKBackProjection(launch, streams.backProjection), "LaunchFDKBackProjection");
         if (chunked)
         {
           cudaEvent_t ready = streams.Record(streams.backProjection, false);
@@ -514,7 +599,7 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
       lastBackProjection = timing.bpEnd;
       timings.push_back(timing);
     }
-    if (!last || batchesOfPiece == 0)
+    if (!last || batchList.empty())
     {
       // The whole piece at once (also a piece that sees no detector row: its initial value).
       cudaEvent_t done = streams.Record(streams.backProjection, false);

@@ -5,7 +5,7 @@ namespace cbct
 
 namespace
 {
-template <typename TOutput>
+template <typename TOutput, bool Cylindrical>
 __global__ void
 WeightRows(const CudaWeightingLaunch p, TOutput * output)
 {
@@ -22,7 +22,9 @@ WeightRows(const CudaWeightingLaunch p, TOutput * output)
     const long long at = k * p.inputProjectionStride + static_cast<long long>(j) * p.inputColumns + inColumn;
     value = p.inputCounts ? LineIntegralFromIntensity(p.inputCounts[at], p.logFlat[k], p.conversion) : p.input[at];
     if (p.applyWeights)
-      value *= FDKPixelWeight(p.parameters[k], p.scan, static_cast<float>(column), static_cast<float>(p.firstRow + j));
+      value *= Cylindrical ? CylindricalFDKPixelWeight(p.cylindricalParameters[k], p.scan, static_cast<float>(column),
+                                                       static_cast<float>(p.firstRow + j))
+                           : FDKPixelWeight(p.parameters[k], p.scan, static_cast<float>(column), static_cast<float>(p.firstRow + j));
   }
   output[k * p.outputProjectionStride + static_cast<long long>(j) * p.outputPitch + c] = static_cast<TOutput>(value);
 }
@@ -37,10 +39,15 @@ LaunchFDKWeighting(const CudaWeightingLaunch & launch, cudaStream_t stream)
   if (launch.rows > 65535 || launch.projections > 65535)
     return cudaErrorInvalidConfiguration;
   const dim3 grid((launch.outputPitch + block.x - 1) / block.x, launch.rows, launch.projections);
-  if (launch.outputDouble)
-    WeightRows<double><<<grid, block, 0, stream>>>(launch, launch.outputDouble);
+  const bool cylindrical = launch.cylindricalParameters != nullptr;
+  if (launch.outputDouble && cylindrical)
+    WeightRows<double, true><<<grid, block, 0, stream>>>(launch, launch.outputDouble);
+  else if (launch.outputDouble)
+    WeightRows<double, false><<<grid, block, 0, stream>>>(launch, launch.outputDouble);
+  else if (cylindrical)
+    WeightRows<float, true><<<grid, block, 0, stream>>>(launch, launch.output);
   else
-    WeightRows<float><<<grid, block, 0, stream>>>(launch, launch.output);
+    WeightRows<float, false><<<grid, block, 0, stream>>>(launch, launch.output);
   return cudaGetLastError();
 }
 

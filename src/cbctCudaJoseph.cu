@@ -70,6 +70,17 @@ VoxelSum(const CudaJosephLaunch & p, const JosephLine & line)
   return sum;
 }
 
+/** JosephSetup() of pixel (i, j) of projection k: on a cylinder the ray through the cylinder's pixel,
+ * set up from the flat panel's point it crosses. */
+__device__ __forceinline__ bool
+PixelRay(const CudaJosephLaunch & p, unsigned int k, int i, int j, JosephLine & line)
+{
+  double fi = p.firstColumn + i, fj = p.firstRow + j;
+  if (p.cylinders && !FlatPixelOfCylinderPixel(p.cylinders[k], fi, fj, fi, fj))
+    return false;
+  return JosephSetup(p.rays[k], p.size, fi, fj, line);
+}
+
 /** Forward projection, one thread per ray, through the slice stacks (Slices) or the volume. Two
  * kernels, not one choosing per ray, because the texture path alone needs few enough registers for
  * every warp a multiprocessor holds, which hides its fetches' latency. */
@@ -84,7 +95,7 @@ Forward(const CudaJosephLaunch p)
     return;
   float sum = 0.f;
   JosephLine line;
-  if (JosephSetup(p.rays[k], p.size, p.firstColumn + i, p.firstRow + j, line))
+  if (PixelRay(p, k, i, j, line))
     sum = Slices ? SliceSum(p, line) : VoxelSum(p, line);
   p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i] = sum;
 }
@@ -99,7 +110,7 @@ Back(const CudaJosephLaunch p)
     return;
   const float value = p.projections[(static_cast<long long>(k) * p.rows + j) * p.columns + i];
   JosephLine line;
-  if (value == 0.f || !JosephSetup(p.rays[k], p.size, p.firstColumn + i, p.firstRow + j, line))
+  if (value == 0.f || !PixelRay(p, k, i, j, line))
     return;
   const long long stride[3] = { 1, p.size[0], static_cast<long long>(p.size[0]) * p.size[1] };
   const long long sa = Pick(stride, line.a), sb = Pick(stride, line.b), sc = Pick(stride, line.c);
@@ -197,7 +208,7 @@ Axes(const CudaJosephLaunch p, unsigned int * axes)
   int i, j;
   unsigned int k;
   JosephLine line;
-  if (Threads::Pixel(p, i, j, k) && JosephSetup(p.rays[k], p.size, p.firstColumn + i, p.firstRow + j, line))
+  if (Threads::Pixel(p, i, j, k) && PixelRay(p, k, i, j, line))
     atomicOr(axes, 1u << line.a);
 }
 

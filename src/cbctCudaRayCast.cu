@@ -19,7 +19,9 @@ Forward(const CudaRayCastLaunch p)
     return;
   float sum = 0.f;
   RayCastSegments r;
-  if (RayCastSetup(p.rays[k], p.size, static_cast<float>(p.firstColumn + i), static_cast<float>(p.firstRow + j), p.step, r))
+  double fi = p.firstColumn + i, fj = p.firstRow + j;
+  const bool onPanel = !p.cylinders || FlatPixelOfCylinderPixel(p.cylinders[k], fi, fj, fi, fj);
+  if (onPanel && RayCastSetup(p.rays[k], p.size, static_cast<float>(fi), static_cast<float>(fj), p.step, r))
     for (int n = 0; n < r.count; ++n)
     {
       float q[3];
@@ -42,7 +44,10 @@ Back(const CudaRayCastLaunch p)
   if (value == 0.f)
     return;
   float * volume = p.volume;
-  RayCastVisit(p.rays[k], p.size, static_cast<float>(p.firstColumn + i), static_cast<float>(p.firstRow + j), p.step,
+  double fi = p.firstColumn + i, fj = p.firstRow + j;
+  if (p.cylinders && !FlatPixelOfCylinderPixel(p.cylinders[k], fi, fj, fi, fj))
+    return;
+  RayCastVisit(p.rays[k], p.size, static_cast<float>(fi), static_cast<float>(fj), p.step,
                [volume, value](long long offset, float w) { atomicAdd(volume + offset, w * value); });
 }
 

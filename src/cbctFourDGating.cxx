@@ -257,15 +257,7 @@ FourDGating::SubGeometry(const ThreeDCircularProjectionGeometry * geometry, cons
 {
   if (!geometry)
     ThrowBadParameter("4D gating geometry", "none", "a ThreeDCircularProjectionGeometry");
-  auto sub = ThreeDCircularProjectionGeometry::New();
-  for (unsigned int k : subset)
-  {
-    if (geometry->HasParameters(k))
-      sub->AddProjectionInRadians(geometry->GetParameters(k));
-    else
-      sub->AddProjection(geometry->GetMatrix(k));
-  }
-  return sub;
+  return geometry->Subset(subset);
 }
 
 FourDGating::WindowShape

@@ -21,6 +21,7 @@ OrbitWobble::Apply(const ThreeDCircularProjectionGeometry * geometry, double sou
   auto uniform = [&random]() { return 2. * (static_cast<double>(random()) + 0.5) / 4294967296. - 1.; };
   const double radians = angleDegrees * 3.14159265358979323846 / 180.;
   auto wobbled = ThreeDCircularProjectionGeometry::New();
+  wobbled->SetRadiusCylindricalDetector(geometry->GetRadiusCylindricalDetector()); // the same detector
   for (unsigned int k = 0; k < geometry->GetNumberOfProjections(); ++k)
   {
     if (!geometry->HasParameters(k) || geometry->IsParallel(k))

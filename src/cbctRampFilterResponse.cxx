@@ -75,7 +75,7 @@ RampFilterPaddedLength(unsigned int rowLength)
 }
 
 std::vector<double>
-RampFilterResponse(unsigned int paddedLength, double spacing, RampWindow window, double cutOff)
+RampFilterResponse(unsigned int paddedLength, double spacing, RampWindow window, double cutOff, double cylinderRadius)
 {
   CheckPositive("ramp filter pixel spacing (mm)", spacing);
   if (!(cutOff > 0. && cutOff <= 1.))
@@ -83,6 +83,12 @@ RampFilterResponse(unsigned int paddedLength, double spacing, RampWindow window,
   if (paddedLength < 2 || !IsSmooth235(paddedLength))
     ThrowBadParameter("ramp filter FFT length", paddedLength, "an even 2^a 3^b 5^c length (see RampFilterPaddedLength)");
 
+  if (!std::isfinite(cylinderRadius) || cylinderRadius < 0.)
+    ThrowBadParameter("ramp filter cylinder radius (mm)", cylinderRadius, "a radius > 0, or 0 for a flat panel");
+  if (cylinderRadius > 0. && !(0.5 * paddedLength * spacing / cylinderRadius < Pi))
+    ThrowBadParameter("ramp filter's padded row on a cylinder of radius " + std::to_string(cylinderRadius) + " mm",
+                      std::to_string(paddedLength) + " pixels of " + std::to_string(spacing) + " mm",
+                      "less than half a turn of the cylinder (a narrower detector or a larger radius)");
   // Spatial kernel on the cyclic grid n = -L/2 .. L/2-1, already multiplied by tau.
   vnl_vector<std::complex<double>> kernel(paddedLength, 0.);
   kernel[0] = 1. / (4. * spacing);
@@ -90,7 +96,9 @@ RampFilterResponse(unsigned int paddedLength, double spacing, RampWindow window,
   {
     if (n % 2 == 1)
     {
-      const double value = -1. / (Pi * Pi * n * n * spacing);
+      const double gamma = cylinderRadius > 0. ? n * spacing / cylinderRadius : 0.;
+      const double equiangular = gamma > 0. ? (gamma / std::sin(gamma)) * (gamma / std::sin(gamma)) : 1.;
+      const double value = -equiangular / (Pi * Pi * n * n * spacing);
       kernel[n] = value;
       kernel[paddedLength - n] = value;
     }

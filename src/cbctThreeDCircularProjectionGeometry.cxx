@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 namespace cbct
@@ -16,6 +17,15 @@ namespace cbct
 namespace
 {
 constexpr double Pi = 3.14159265358979323846;
+
+/** A value as a stream writes it (1500, not std::to_string's 1500.000000). */
+std::string
+Text(double value)
+{
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
 
 std::string
 Named(const char * parameter, unsigned int k)
@@ -57,6 +67,13 @@ RotationZ(double a)
   r(1, 0) = std::sin(a);
   r(1, 1) = std::cos(a);
   return r;
+}
+
+/** World to the rotated frame of RTK's parameters (the detector's axes and its normal). */
+vnl_matrix_fixed<double, 4, 4>
+Rotation(const ThreeDCircularProjectionGeometry::Parameters & p)
+{
+  return RotationZ(-p.inPlaneAngle) * RotationX(-p.outOfPlaneAngle) * RotationY(-p.gantryAngle);
 }
 } // namespace
 
@@ -100,8 +117,7 @@ ThreeDCircularProjectionGeometry::ComputeMatrix(const Parameters & p)
   sourceShift(0, 3) = -p.sourceOffsetX;
   sourceShift(1, 3) = -p.sourceOffsetY;
 
-  const vnl_matrix_fixed<double, 4, 4> rotation =
-    RotationZ(-p.inPlaneAngle) * RotationX(-p.outOfPlaneAngle) * RotationY(-p.gantryAngle);
+  const vnl_matrix_fixed<double, 4, 4> rotation = Rotation(p);
 
   return MatrixType(detectorShift * magnification * sourceShift * rotation);
 }
@@ -176,6 +192,18 @@ ThreeDCircularProjectionGeometry::AddProjectionInRadians(const Parameters & give
   projection.principalU = given.sourceOffsetX - given.projectionOffsetX;
   projection.principalV = given.sourceOffsetY - given.projectionOffsetY;
   m_Projections.push_back(projection);
+  if (this->IsCylindrical())
+  {
+    try
+    {
+      this->CheckCylinder(k, m_RadiusCylindricalDetector);
+    }
+    catch (...)
+    {
+      m_Projections.pop_back();
+      throw;
+    }
+  }
   this->Modified();
 }
 
@@ -208,6 +236,12 @@ ThreeDCircularProjectionGeometry::AddProjection(const MatrixType & given)
   {
     ThrowBadParameter(Named("Matrix", k), "a cone-beam matrix",
                       "a parallel projection, as projection 0: a geometry is all parallel or all cone beam");
+  }
+  if (this->IsCylindrical())
+  {
+    ThrowBadParameter(Named("Matrix", k), "a bare matrix",
+                      "RTK parameters: the detector is cylindrical (RadiusCylindricalDetector " +
+                        Text(m_RadiusCylindricalDetector) + " mm), and a matrix does not say where the cylinder is");
   }
   // Normalise: unit third row (so the homogeneous coordinate is a distance in mm) and a positive
   // determinant (RTK's orientation: points between source and detector get a negative third coordinate).
@@ -287,6 +321,124 @@ ThreeDCircularProjectionGeometry::DeriveParallel(Projection & projection)
   projection.azimuth = WrapAngle(std::atan2(z[0], z[2]));
 }
 
+ThreeDCircularProjectionGeometry::Pointer
+ThreeDCircularProjectionGeometry::Subset(const std::vector<unsigned int> & indices) const
+{
+  auto subset = Self::New();
+  subset->m_RadiusCylindricalDetector = m_RadiusCylindricalDetector; // every projection was checked here
+  for (unsigned int k : indices)
+  {
+    this->CheckIndex(k);
+    subset->m_Projections.push_back(m_Projections[k]);
+  }
+  return subset;
+}
+
+void
+ThreeDCircularProjectionGeometry::SetRadiusCylindricalDetector(double radius)
+{
+  if (!std::isfinite(radius) || radius < 0.)
+  {
+    ThrowBadParameter("RadiusCylindricalDetector", radius, "a radius > 0 in mm, or 0 for a flat panel");
+  }
+  if (radius != 0.)
+  {
+    for (unsigned int k = 0; k < m_Projections.size(); ++k)
+      this->CheckCylinder(k, radius);
+  }
+  if (radius != m_RadiusCylindricalDetector)
+  {
+    m_RadiusCylindricalDetector = radius;
+    this->Modified();
+  }
+}
+
+void
+ThreeDCircularProjectionGeometry::CheckCylinder(unsigned int k, double radius) const
+{
+  const Projection & projection = m_Projections[k];
+  const std::string what = "RadiusCylindricalDetector " + Text(radius) + " mm with projection " + std::to_string(k);
+  if (projection.parallel)
+  {
+    ThrowBadParameter(what, "parallel beam (SourceToDetectorDistance 0)", "a cone beam: a cylindrical detector is a cone-beam scanner's");
+  }
+  if (!projection.hasParameters)
+  {
+    ThrowBadParameter(what, "a bare matrix", "RTK parameters: a matrix does not say where the cylinder is");
+  }
+  // The source's distance from the cylinder's axis (x = 0, z = SID - SDD + R in the rotated frame).
+  const Parameters & p = projection.parameters;
+  const double dz = p.sourceToDetectorDistance - radius;
+  const double distance = std::sqrt(p.sourceOffsetX * p.sourceOffsetX + dz * dz);
+  if (!(distance < radius * (1. - 1e-9)))
+  {
+    ThrowBadParameter(what, "a cylinder the source is not inside (its axis " + Text(distance) + " mm from the source, SDD " +
+                              Text(p.sourceToDetectorDistance) + " mm, SourceOffsetX " + Text(p.sourceOffsetX) + " mm)",
+                      "a radius > sqrt(SourceOffsetX^2 + (SDD - R)^2), e.g. R = SDD (the source on the cylinder's axis): "
+                      "every ray from the source must meet the detector once");
+  }
+}
+
+bool
+ThreeDCircularProjectionGeometry::IsCylinderCentredOnSource(unsigned int k) const
+{
+  this->CheckIndex(k);
+  if (!this->IsCylindrical())
+    return false;
+  const Parameters & p = m_Projections[k].parameters;
+  const double r = m_RadiusCylindricalDetector;
+  return std::abs(p.sourceToDetectorDistance - r) <= 1e-9 * r && std::abs(p.sourceOffsetX) <= 1e-9 * r;
+}
+
+bool
+ThreeDCircularProjectionGeometry::FlatFromCylindrical(unsigned int k, double u, double v, double & flatU, double & flatV) const
+{
+  this->CheckIndex(k);
+  if (!this->IsCylindrical())
+  {
+    flatU = u;
+    flatV = v;
+    return true;
+  }
+  const Parameters & p = m_Projections[k].parameters;
+  const double r = m_RadiusCylindricalDetector, a = (u + p.projectionOffsetX) / r;
+  // The cylinder's point and the ray from the source to it, in the rotated frame (source at z = SID).
+  const double x = r * std::sin(a) - p.sourceOffsetX;
+  const double y = v + p.projectionOffsetY - p.sourceOffsetY;
+  const double z = r * (1. - std::cos(a)) - p.sourceToDetectorDistance;
+  if (!(z < 0.))
+    return false;
+  const double t = -p.sourceToDetectorDistance / z;
+  flatU = p.sourceOffsetX + t * x - p.projectionOffsetX;
+  flatV = p.sourceOffsetY + t * y - p.projectionOffsetY;
+  return true;
+}
+
+void
+ThreeDCircularProjectionGeometry::CylindricalFromFlat(unsigned int k, double flatU, double flatV, double & u, double & v) const
+{
+  this->CheckIndex(k);
+  if (!this->IsCylindrical())
+  {
+    u = flatU;
+    v = flatV;
+    return;
+  }
+  const Parameters & p = m_Projections[k].parameters;
+  const double r = m_RadiusCylindricalDetector;
+  // Rotated frame, origin moved to the cylinder's axis: the source at (sx, SDD - R) in (x, z), the ray
+  // towards the flat panel's point along (dx, -SDD); it leaves the cylinder where |S + t d| = R, t > 0.
+  const double sx = p.sourceOffsetX, sz = p.sourceToDetectorDistance - r;
+  const double dx = flatU + p.projectionOffsetX - sx, dy = flatV + p.projectionOffsetY - p.sourceOffsetY;
+  const double dz = -p.sourceToDetectorDistance;
+  const double a = dx * dx + dz * dz, b = sx * dx + sz * dz, c = sx * sx + sz * sz - r * r; // c < 0: inside
+  const double root = std::sqrt(b * b - a * c);
+  const double t = b > 0. ? -c / (b + root) : (root - b) / a; // the positive root, without cancellation
+  const double x = sx + t * dx, z = sz + t * dz;
+  u = r * std::atan2(x, -z) - p.projectionOffsetX;
+  v = p.sourceOffsetY + t * dy - p.projectionOffsetY;
+}
+
 void
 ThreeDCircularProjectionGeometry::Clear()
 {
@@ -348,6 +500,16 @@ ThreeDCircularProjectionGeometry::RequireConeBeam(const std::string & method) co
   }
 }
 
+void
+ThreeDCircularProjectionGeometry::RequireFlatPanel(const std::string & method) const
+{
+  if (this->IsCylindrical())
+  {
+    ThrowBadParameter(method + " detector", "cylindrical (RadiusCylindricalDetector " + Text(m_RadiusCylindricalDetector) + " mm)",
+                      "a flat panel (RadiusCylindricalDetector 0): " + method + " does not handle a cylindrical detector yet");
+  }
+}
+
 ThreeDCircularProjectionGeometry::PointType
 ThreeDCircularProjectionGeometry::GetSourcePosition(unsigned int k) const
 {
@@ -374,6 +536,21 @@ ThreeDCircularProjectionGeometry::GetDetectorPoint(unsigned int k, double u, dou
     // u = x . X + m03, v = y . X + m13, and the plane at SID beyond the axis along the rays.
     for (unsigned int i = 0; i < 3; ++i)
       point[i] = m(0, i) * (u - m(0, 3)) + m(1, i) * (v - m(1, 3)) + projection.sid * projection.direction[i];
+    return point;
+  }
+  if (this->IsCylindrical())
+  {
+    // The cylinder's point in the rotated frame, turned back into the world.
+    const Parameters & p = projection.parameters;
+    const double r = m_RadiusCylindricalDetector, a = (u + p.projectionOffsetX) / r;
+    vnl_vector_fixed<double, 4> rotated;
+    rotated(0) = r * std::sin(a);
+    rotated(1) = v + p.projectionOffsetY;
+    rotated(2) = p.sourceToIsocenterDistance - p.sourceToDetectorDistance + r * (1. - std::cos(a));
+    rotated(3) = 1.;
+    const vnl_vector_fixed<double, 4> world = Rotation(p).transpose() * rotated;
+    for (unsigned int i = 0; i < 3; ++i)
+      point[i] = world(i);
     return point;
   }
   // M (X, 1) = w (u, v, 1) with w = -SDD on the detector plane: X - S = -SDD * M3^-1 (u, v, 1).
@@ -530,6 +707,8 @@ ThreeDCircularProjectionGeometry::PrintSelf(std::ostream & os, itk::Indent inden
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "NumberOfProjections: " << m_Projections.size() << std::endl;
+  os << indent << "RadiusCylindricalDetector: " << m_RadiusCylindricalDetector << (this->IsCylindrical() ? " mm" : " (flat panel)")
+     << std::endl;
   for (std::size_t k = 0; k < m_Projections.size() && k < 3; ++k)
   {
     os << indent << "Projection " << k << (m_Projections[k].hasParameters ? " (parameters)" : " (matrix)")

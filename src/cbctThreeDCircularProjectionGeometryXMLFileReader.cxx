@@ -23,8 +23,6 @@ namespace
 const char * const ParameterNames[] = { "SourceToIsocenterDistance", "SourceToDetectorDistance", "GantryAngle",
                                         "ProjectionOffsetX",         "ProjectionOffsetY",        "OutOfPlaneAngle",
                                         "InPlaneAngle",              "SourceOffsetX",            "SourceOffsetY" };
-// Elements RTK writes that a flat-panel geometry may ignore when they hold RTK's "no value".
-const char * const IgnoredWhenZero[] = { "RadiusCylindricalDetector" };
 const char * const IgnoredAlways[] = { "CollimationUInf", "CollimationUSup", "CollimationVInf", "CollimationVSup" };
 
 // expat's callbacks are C: an exception must not unwind through the parser. The first exception a
@@ -236,14 +234,26 @@ ThreeDCircularProjectionGeometryXMLFileReader::EndElement(const char * name)
       return;
     }
   }
-  for (const char * ignored : IgnoredWhenZero)
+  if (element == "RadiusCylindricalDetector")
   {
-    if (element == ignored && this->ParseNumber(element) != 0.)
+    // One radius for the whole geometry, as RTK writes it (before the projections, where it checks each).
+    if (m_InProjection)
     {
-      ThrowBadParameter("<" + element + "> in " + m_Filename, m_Text, "0 (only flat-panel detectors are supported)");
+      ThrowBadParameter("<RadiusCylindricalDetector> of projection " + std::to_string(m_Geometry->GetNumberOfProjections()) +
+                          " in " + m_Filename,
+                        "inside a <Projection>", "one radius for the whole geometry, outside the <Projection> elements");
+    }
+    const double radius = this->ParseNumber(element);
+    try
+    {
+      m_Geometry->SetRadiusCylindricalDetector(radius);
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      itkGenericExceptionMacro(<< "<RadiusCylindricalDetector> in " << m_Filename << ": " << e.GetDescription());
     }
   }
-  if (element == "Matrix")
+  else if (element == "Matrix")
   {
     std::istringstream in(m_Text);
     for (unsigned int r = 0; r < 3; ++r)

@@ -102,6 +102,9 @@ ThreeDCircularProjectionGeometryXMLFileWriter::WriteFile()
       out << "  <" << Fields()[i].name << ">" << Fields()[i].get(g.GetParameters(0)) << "</" << Fields()[i].name
           << ">\n";
   }
+  // RTK writes the radius once, after the parameters common to every projection (none: a flat panel).
+  if (g.IsCylindrical())
+    out << "  <RadiusCylindricalDetector>" << g.GetRadiusCylindricalDetector() << "</RadiusCylindricalDetector>\n";
   for (unsigned int k = 0; k < n; ++k)
   {
     out << "  <Projection>\n";

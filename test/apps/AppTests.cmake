@@ -405,10 +405,7 @@ cbct_bad_input_test(simulate_phases_output_directory cbct-simulate
   "--phases-output is 'nodir/p.txt'. expected a file in an existing directory"
   -g out.xml -o out.mha --breathing --phases-output nodir/p.txt)
 # A helical orbit (recognised from the geometry: the source moves along the rotation axis as it turns)
-# is refused by the methods written for one circle, naming its feed; cbct-simulate's --helical checked.
-cbct_bad_input_test(fdk_helical cbct-fdk
-  "FDK geometry is a helical orbit: the source moves 42.7 mm along the rotation axis \\(y\\) per turn over 3.90 turns.*expected a circular orbit"
-  -g gh40.xml --projections ph40.mha -o out.mha --dimension 16 --spacing 8)
+# is refused by 4D FDK, written for one circle, naming its feed; cbct-simulate's --helical checked.
 cbct_bad_input_test(fourdfdk_helical cbct-fourdfdk "4D FDK geometry is a helical orbit.*expected a circular orbit.*4D ROOSTER"
   -g gh40.xml --projections ph40.mha --signal ph40_phases.txt --frames 2 -o out.mha --dimension 16 --spacing 8)
 cbct_bad_input_test(simulate_helical_pitch cbct-simulate "--helical is 2.5. expected a pitch factor in \\(0, 2\\]"
@@ -417,6 +414,13 @@ cbct_bad_input_test(simulate_helical_parallel cbct-simulate "--helical: simulate
   -g out.xml -o out.mha --helical 1 --sdd 0)
 cbct_bad_input_test(simulate_arc_without_helical cbct-simulate "--arc is 720. expected an angle in degrees in \\(0, 360\\] \\(more turns with --helical\\)"
   -g out.xml -o out.mha --arc 720)
+cbct_bad_input_test(simulate_detector_radius_negative cbct-simulate "--detector-radius is -5. expected the radius of a cylindrical detector in mm"
+  -g out.xml -o out.mha --detector-radius -5)
+cbct_bad_input_test(simulate_detector_radius_outside cbct-simulate
+  "--detector-radius: RadiusCylindricalDetector 500 mm with projection 0 is a cylinder the source is not inside \\(its axis 1000 mm from the source"
+  -g out.xml -o out.mha --detector-radius 500)
+cbct_bad_input_test(simulate_detector_radius_parallel cbct-simulate "--detector-radius: a cylindrical detector is a cone-beam scanner's; --sdd 0 is parallel beam"
+  -g out.xml -o out.mha --detector-radius 1500 --sdd 0)
 cbct_bad_input_test(fdk_parallel cbct-fdk "FDK geometry is parallel beam \\(SourceToDetectorDistance 0\\). expected a cone-beam geometry"
   ${emission_inputs})
 cbct_bad_input_test(compare_missing_input cbct-compare "--input is 'missing.mha'. expected an existing image file"

@@ -27,6 +27,7 @@
 #include "cbctPoissonNoiseImageFilter.h"
 #include "cbctBeadPhantom.h"
 #include "cbctGeometricPhantom.h"
+#include "cbctHelicalOrbit.h"
 #include "cbctImageFileContents.h"
 #include "cbctPhantomProjectionSource.h"
 #include "cbctPhantomVolumeSource.h"
@@ -892,6 +893,21 @@ then every projection must be: sid is then the detector's distance from the rota
     .def(
       "is_parallel", [](const GeometryHandle & g) { return g.geometry->GetNumberOfProjections() > 0 && g.geometry->IsParallel(0); },
       "Whether the projections are parallel beam (sdd 0).")
+    .def_property(
+      "radius_cylindrical_detector", [](const GeometryHandle & g) { return g.geometry->GetRadiusCylindricalDetector(); },
+      [](GeometryHandle & g, double radius) { g.geometry->SetRadiusCylindricalDetector(radius); },
+      "RTK's RadiusCylindricalDetector in mm: 0 for a flat panel, else a cylindrical detector of that radius (the "
+      "panel bent about an axis parallel to v, u its arc length; equal to sdd: centred on the source, as a CT "
+      "scanner's). Checked against every projection (the source must be inside the cylinder); read and written in "
+      "the geometry XML; project_phantom, fdk (a cylinder centred on the source) and the iterative methods follow it.")
+    .def(
+      "is_helical", [](const GeometryHandle & g) { return cbct::HelicalOrbit::Of(g.geometry).IsHelical(); },
+      "Whether the source travels along the rotation axis y as it turns, at a constant feed (a helical scan, as RTK "
+      "writes it: source_offset_y = proj_offset_y = the table's position): fdk then applies helical FDK.")
+    .def(
+      "helical_feed", [](const GeometryHandle & g) { return cbct::HelicalOrbit::Of(g.geometry).FeedPerTurn(); },
+      "The source's fitted travel along +y per turn in mm (negative: towards -y), whether or not the orbit is "
+      "helical.")
     .def(
       "matrices",
       [](const GeometryHandle & g) {
