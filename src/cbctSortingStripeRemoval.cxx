@@ -104,6 +104,12 @@ namespace
 float
 MedianOf(float * values, std::size_t count)
 {
+  // One or two values (the neighbours' lines of the default window): the same value, without the
+  // selection (a + b equals b + a in floating point).
+  if (count == 1)
+    return values[0];
+  if (count == 2)
+    return (values[0] + values[1]) * 0.5f;
   const std::size_t half = count / 2;
   std::nth_element(values, values + half, values + count);
   const float upper = values[half];
@@ -128,6 +134,13 @@ WindowMedian(const float * profile, std::size_t U, std::size_t u, unsigned int s
     else if (i >= static_cast<long long>(U))
       i = 2 * static_cast<long long>(U) - 1 - i;
     work[j] = profile[i];
+  }
+  if (size <= 8) // the default windows: an insertion sort is cheaper than a selection's set-up
+  {
+    for (unsigned int i = 1; i < size; ++i)
+      for (unsigned int j = i; j > 0 && work[j] < work[j - 1]; --j)
+        std::swap(work[j], work[j - 1]);
+    return work[half];
   }
   std::nth_element(work, work + half, work + size);
   return work[half];
@@ -284,6 +297,13 @@ SortingStripeRemoval::Filter(const float * in, std::ptrdiff_t inStride, float * 
   {
     for (std::size_t u = 0; u < U; ++u)
     {
+      // The second time, a column whose neighbours (and, at the detector's ends, the next ones) hold
+      // no stripe of the first has the same line, and its offset stays.
+      bool near = pass == 0;
+      for (std::size_t j = u > 2 * side ? u - 2 * side : 0; !near && j <= std::min(U - 1, u + 2 * side); ++j)
+        near = j != u && stripe[j];
+      if (!near)
+        continue;
       Between(sorted.data(), U, K, stripe.data(), u, side, window.data(), line.data());
       for (std::size_t r = firstRank; r < lastRank; ++r)
         differences[r - firstRank] = sorted[r * U + u] - line[r];
