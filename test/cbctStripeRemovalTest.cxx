@@ -220,6 +220,28 @@ TEST(SortingStripeRemoval, DetectedStripesTakeTheLineBetweenTheirNeighboursAndTh
     EXPECT_EQ(out[k * U + 20], in[k * U + 20] - 0.25f) << "k " << k;
 }
 
+TEST(SortingStripeRemoval, AStripeInAQuietNeighbourhoodIsFoundBesideARoughObject)
+{
+  // Columns 40 .. 95 jump by tenths from one to the next (a coarse object's edges), which makes the
+  // row's noise large; column 10, in the air (zeros), holds 0.02. The quiet neighbourhood's own noise
+  // (the floor: zeros around) finds it, and it takes the line between columns 9 and 11: zero, exactly.
+  const std::size_t K = 60, U = 96;
+  std::vector<float> in(K * U, 0.f), out(K * U, -99.f);
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t u = 40; u < U; ++u)
+      in[k * U + u] = 0.5f + 0.25f * static_cast<float>((u * 7) % 5) + 0.01f * static_cast<float>((k * 3 + u) % 7);
+  for (std::size_t k = 0; k < K; ++k)
+    in[k * U + 10] = 0.02f;
+  SortingStripeRemoval(5, K, U).Filter(in.data(), U, out.data(), U);
+  for (std::size_t k = 0; k < K; ++k)
+  {
+    EXPECT_EQ(out[k * U + 10], 0.f) << "k " << k;
+    for (std::size_t u = 0; u < 30; ++u)
+      if (u != 10)
+        EXPECT_EQ(out[k * U + u], 0.f) << "k " << k << " u " << u;
+  }
+}
+
 TEST(SortingStripeRemoval, RemovesFullAndPartialStripesAndKeepsTheObject)
 {
   // Line integrals up to 1.35 on 192 columns; a full stripe of 0.02 (a gain 2 % off) in column 105
