@@ -97,12 +97,14 @@ AddPreprocessingOptions(CLI::App & app, PreprocessingOptions & o, std::map<std::
   app.add_option("--nonneg", o.nonNegativity, "Boellaard scatter correction: the darkest pixel keeps at least this "
                                               "intensity (default 20)");
   app.add_option("--rings", o.rings, "Ring (stripe) removal on the line integrals, one detector row across the "
-                                     "projections at a time: none, sorting (Vo et al. 2018: median across the detector "
-                                     "of each column's values sorted along the angle) or wavelet (Munch et al. 2009: "
+                                     "projections at a time: none, sorting (Vo et al. 2018: the columns found as "
+                                     "stripes, each column's values sorted along the angle, take their neighbours' "
+                                     "sorted values) or wavelet (Munch et al. 2009: "
                                      "wavelet-Fourier damping of what is constant along the angle)")
     ->capture_default_str();
-  app.add_option("--rings-size", o.ringsSize, "--rings sorting: the median's window across the detector in pixels "
-                                              "(0: TomoPy's, 1 % of the width, at least 5; 21 above 2000 pixels)")
+  app.add_option("--rings-size", o.ringsSize, "--rings sorting: the detection's median window across the detector "
+                                              "in pixels (0: TomoPy's, 1 % of the width, at least 5; 21 above 2000 "
+                                              "pixels)")
     ->capture_default_str();
   app.add_option("--rings-snr", o.ringsSnr, "--rings sorting: the stripe detection's ratio (TomoPy's snr; larger "
                                             "finds fewer stripes); only detected stripes are replaced by their "

@@ -82,7 +82,8 @@ SortingStripeRemoval::DetectStripes(const double * offsets, std::size_t columns,
   for (std::size_t u = 0; u < columns; ++u)
   {
     around.clear();
-    for (std::size_t j = u > QuietColumns() ? u - QuietColumns() : 0; j <= std::min(columns - 1, u + QuietColumns()); ++j)
+    const std::size_t from = u > QuietColumns() ? u - QuietColumns() : 0;
+    for (std::size_t j = from; j <= std::min(columns - 1, u + QuietColumns()); ++j)
       if (j != u)
         around.push_back(offsets[j]);
     std::nth_element(around.begin(), around.begin() + around.size() / 2, around.end());
@@ -150,9 +151,9 @@ WindowMedian(const float * profile, std::size_t U, std::size_t u, unsigned int s
 /** Column u's profile (K ranks) as its neighbours give it: the median of the `side` nearest columns on
  * its left that `skip` does not mark, the same on its right, each at those columns' mean position,
  * and the line between them at u, rank by rank (at the ends, the line through the nearest and the
- * next columns of one side; u's own profile where no column is left). Exact where the sorted profiles change linearly across the
- * detector, where a median over a window holding u itself is off by one column's slope. `work`:
- * room for `side` values. */
+ * next columns of one side; u's own profile where no column is left). Exact where the sorted
+ * profiles change linearly across the detector, where a median over a window holding u itself is
+ * off by one column's slope. `work`: room for `side` values. */
 void
 Between(const float * sorted, std::size_t U, std::size_t K, const unsigned char * skip, std::size_t u, std::size_t side,
         float * work, float * line)

@@ -85,7 +85,8 @@ def preprocess(
     rings : {None, 'sorting', 'wavelet'}
         Ring (stripe) removal on the line integrals, one detector row across the projections at a
         time (``--rings``): 'sorting' is Vo et al.'s sorting-based filter (2018; TomoPy's
-        remove_stripe_based_sorting), 'wavelet' Münch et al.'s wavelet-Fourier filter (2009; TomoPy's
+        remove_stripe_based_sorting) where their stripe detection finds a stripe (TomoPy's
+        remove_large_stripe), 'wavelet' Münch et al.'s wavelet-Fourier filter (2009; TomoPy's
         remove_stripe_fw). None: none.
     rings_size : int
         'sorting': the detection's median window across the detector in pixels; 0: TomoPy's (1 % of
