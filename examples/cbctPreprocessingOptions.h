@@ -49,6 +49,7 @@ struct PreprocessingOptions
   double nonNegativity = std::numeric_limits<double>::quiet_NaN();
   std::string rings = "none";
   unsigned int ringsSize = 0;
+  double ringsSnr = 2.5;
   unsigned int ringsLevel = 3;
   std::string ringsWavelet = "db5";
   double ringsSigma = 2.;
@@ -96,12 +97,19 @@ AddPreprocessingOptions(CLI::App & app, PreprocessingOptions & o, std::map<std::
   app.add_option("--nonneg", o.nonNegativity, "Boellaard scatter correction: the darkest pixel keeps at least this "
                                               "intensity (default 20)");
   app.add_option("--rings", o.rings, "Ring (stripe) removal on the line integrals, one detector row across the "
-                                     "projections at a time: none, sorting (Vo et al. 2018: median across the detector "
-                                     "of each column's values sorted along the angle) or wavelet (Munch et al. 2009: "
+                                     "projections at a time: none, sorting (Vo et al. 2018: the columns found as "
+                                     "stripes, each column's values sorted along the angle, take their neighbours' "
+                                     "sorted values) or wavelet (Munch et al. 2009: "
                                      "wavelet-Fourier damping of what is constant along the angle)")
     ->capture_default_str();
-  app.add_option("--rings-size", o.ringsSize, "--rings sorting: the median's window across the detector in pixels "
-                                              "(0: TomoPy's, 1 % of the width, at least 5; 21 above 2000 pixels)")
+  app.add_option("--rings-size", o.ringsSize, "--rings sorting: the detection's median window across the detector "
+                                              "in pixels (0: TomoPy's, 1 % of the width, at least 5; 21 above 2000 "
+                                              "pixels)")
+    ->capture_default_str();
+  app.add_option("--rings-snr", o.ringsSnr, "--rings sorting: the stripe detection's ratio (TomoPy's snr; larger "
+                                            "finds fewer stripes); only detected stripes are replaced by their "
+                                            "neighbours; 0: every column replaced by the median (the paper's "
+                                            "algorithm 3 alone)")
     ->capture_default_str();
   app.add_option("--rings-level", o.ringsLevel, "--rings wavelet: wavelet levels (0: TomoPy's, ceil(log2) "
                                                           "of the larger of the projections and the detector width, "
@@ -130,6 +138,7 @@ AddPreprocessingOptions(CLI::App & app, PreprocessingOptions & o, std::map<std::
   const std::string rings = "Ring removal";
   slicer["--rings"] = SlicerIn(rings, "string-enumeration", { "none", "sorting", "wavelet" });
   slicer["--rings-size"] = SlicerRange(rings, "0", "1001", "1");
+  slicer["--rings-snr"] = SlicerRange(rings, "0", "100", "0.1", "double");
   slicer["--rings-level"] = SlicerRange(rings, "0", "30", "1");
   slicer["--rings-wavelet"] = SlicerIn(rings, "string-enumeration",
                                        { "haar", "db1", "db2", "db3", "db4", "db5", "db6", "db7", "db8", "db9", "db10" });
@@ -229,6 +238,7 @@ ValidatePreprocessingOptions(PreprocessingOptions & o)
     bool changed;
     const char * method;
   } parameters[] = { { "--rings-size", o.ringsSize != defaults.ringsSize, "sorting" },
+                     { "--rings-snr", o.ringsSnr != defaults.ringsSnr, "sorting" },
                      { "--rings-level", o.ringsLevel != defaults.ringsLevel, "wavelet" },
                      { "--rings-wavelet", o.ringsWavelet != defaults.ringsWavelet, "wavelet" },
                      { "--rings-sigma", o.ringsSigma != defaults.ringsSigma, "wavelet" },
@@ -240,9 +250,12 @@ ValidatePreprocessingOptions(PreprocessingOptions & o)
     Bad("--rings-wavelet", Quoted(o.ringsWavelet), "one of " + DaubechiesWavelet::KnownNames());
   if (!std::isfinite(o.ringsSigma) || !(o.ringsSigma > 0.))
     Bad("--rings-sigma", o.ringsSigma, "a finite value > 0");
+  if (!std::isfinite(o.ringsSnr) || o.ringsSnr < 0.)
+    Bad("--rings-snr", o.ringsSnr, "a finite value >= 0 (0: every column filtered)");
   if (o.ringsLevel > 30)
     Bad("--rings-level", o.ringsLevel, "0 (automatic) .. 30");
   s.ringsSize = o.ringsSize;
+  s.ringsSnr = o.ringsSnr;
   s.ringsLevel = o.ringsLevel;
   s.ringsWavelet = o.ringsWavelet;
   s.ringsSigma = o.ringsSigma;

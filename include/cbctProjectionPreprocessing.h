@@ -55,6 +55,9 @@ struct ProjectionPreprocessing
   std::string rings;
   /** sorting: the median's window across the detector in pixels (0: TomoPy's automatic size). */
   unsigned int ringsSize = 0;
+  /** sorting: the stripe detection's ratio (TomoPy's snr; larger finds fewer stripes), 0 to filter
+   * every column (SortingStripeRemoval). */
+  double ringsSnr = 2.5;
   /** wavelet: levels (0: TomoPy's automatic level), wavelet name, damping width and padding of the
    * angle axis. */
   unsigned int ringsLevel = 3;
@@ -136,9 +139,13 @@ struct ProjectionPreprocessing
     {
       next() << "sorting-based ring removal (median size ";
       if (ringsSize)
-        text << ringsSize << ")";
+        text << ringsSize;
       else
-        text << "automatic)";
+        text << "automatic";
+      if (ringsSnr > 0.)
+        text << ", where a stripe is detected: snr " << ringsSnr << ")";
+      else
+        text << ", every column)";
     }
     else if (RemovesRings())
     {

@@ -130,7 +130,10 @@ ProjectionPreprocessingFilter<TImage>::Connect()
                << " pixels of the (cropped and binned) detector rows, or 0 for the automatic size";
       ThrowBadParameter("ring removal size", p.ringsSize, expected.str());
     }
+    if (!std::isfinite(p.ringsSnr) || p.ringsSnr < 0.)
+      ThrowBadParameter("ring removal snr", p.ringsSnr, "a finite value >= 0 (0: every column filtered)");
     m_SortingRings->SetSize(p.ringsSize);
+    m_SortingRings->SetSNR(p.ringsSnr);
     chain(m_SortingRings.GetPointer());
   }
   else if (p.rings == "wavelet")

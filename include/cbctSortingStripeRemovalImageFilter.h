@@ -36,6 +36,11 @@ public:
 
   itkSetMacro(Size, unsigned int);
   itkGetConstMacro(Size, unsigned int);
+  /** The stripe detection's ratio (TomoPy's snr; 2.5 by default, TomoPy's 3 missed a 1 % stripe
+   * in a 256-column scan with Poisson noise of 10^4 counts; larger finds fewer stripes); 0 filters
+   * every column (the paper's algorithm 3 alone). */
+  itkSetMacro(SNR, double);
+  itkGetConstMacro(SNR, double);
 
   /** The size the last update used (the automatic one when Size is 0). */
   unsigned int
@@ -52,7 +57,7 @@ protected:
   BeforeSinograms(std::size_t projections, std::size_t columns) override
   {
     m_Sorting = std::make_unique<SortingStripeRemoval>(
-      m_Size ? m_Size : SortingStripeRemoval::AutomaticSize(columns), projections, columns);
+      m_Size ? m_Size : SortingStripeRemoval::AutomaticSize(columns), projections, columns, m_SNR);
   }
   void
   FilterSinogram(const float * in, std::ptrdiff_t inStride, float * out, std::ptrdiff_t outStride) const override
@@ -64,10 +69,12 @@ protected:
   {
     Superclass::PrintSelf(os, indent);
     os << indent << "Size: " << m_Size << std::endl;
+    os << indent << "SNR: " << m_SNR << std::endl;
   }
 
 private:
   unsigned int m_Size = 0;
+  double m_SNR = 2.5;
   std::unique_ptr<SortingStripeRemoval> m_Sorting;
 };
 

@@ -133,24 +133,30 @@ protected:
 
 TEST_F(CudaStripeRemoval, SortingIsTheCPUsBitForBit)
 {
-  // 181 projections (a padded sort of 256), 101 columns (blocks of 32 and a remainder of 5), ties.
-  for (bool ties : { false, true })
-    for (unsigned int size : { 0u, 3u, 8u, 21u })
-    {
-      const auto stack = StripedStack(181, 101, 5, ties);
-      auto cpu = SortingStripeRemovalImageFilter<ImageType>::New();
-      cpu->SetSize(size);
-      auto gpu = CudaSortingStripeRemovalImageFilter<CudaImageType>::New();
-      gpu->SetSize(size);
-      const auto expected = RunOnHost(cpu.GetPointer(), stack);
-      EXPECT_EQ(DifferingBits(RunOnDevice(gpu.GetPointer(), stack), expected), 0u) << "ties " << ties << " size " << size;
-      // Rows 2 .. 3 alone.
-      auto band = CudaSortingStripeRemovalImageFilter<CudaImageType>::New();
-      band->SetSize(size);
-      const auto rows = RunOnDevice(band.GetPointer(), stack, 2, 2);
-      ASSERT_EQ(rows->GetBufferedRegion().GetSize(1), 2u);
-      EXPECT_EQ(DifferingBits(rows, expected, 2), 0u) << "ties " << ties << " size " << size;
-    }
+  // 181 projections (a padded sort of 256), 101 columns (blocks of 32 and a remainder of 5), ties;
+  // with the stripe detection (snr 3, the default, and 1.5) and without it (snr 0: every column).
+  for (double snr : { 3., 1.5, 0. })
+    for (bool ties : { false, true })
+      for (unsigned int size : { 0u, 3u, 8u, 21u })
+      {
+        const auto stack = StripedStack(181, 101, 5, ties);
+        auto cpu = SortingStripeRemovalImageFilter<ImageType>::New();
+        cpu->SetSize(size);
+        cpu->SetSNR(snr);
+        auto gpu = CudaSortingStripeRemovalImageFilter<CudaImageType>::New();
+        gpu->SetSize(size);
+        gpu->SetSNR(snr);
+        const auto expected = RunOnHost(cpu.GetPointer(), stack);
+        EXPECT_EQ(DifferingBits(RunOnDevice(gpu.GetPointer(), stack), expected), 0u)
+          << "snr " << snr << " ties " << ties << " size " << size;
+        // Rows 2 .. 3 alone.
+        auto band = CudaSortingStripeRemovalImageFilter<CudaImageType>::New();
+        band->SetSize(size);
+        band->SetSNR(snr);
+        const auto rows = RunOnDevice(band.GetPointer(), stack, 2, 2);
+        ASSERT_EQ(rows->GetBufferedRegion().GetSize(1), 2u);
+        EXPECT_EQ(DifferingBits(rows, expected, 2), 0u) << "snr " << snr << " ties " << ties << " size " << size;
+      }
 }
 
 TEST_F(CudaStripeRemoval, SortingOfTheBenchmarkSizeIsTheCPUs)

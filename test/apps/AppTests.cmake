@@ -241,6 +241,8 @@ cbct_bad_input_test(fdk_rings_method cbct-fdk "--rings is 'fourier'. expected no
   ${recon_inputs} --rings fourier)
 cbct_bad_input_test(fdk_rings_size_wider_than_the_detector cbct-fdk "--projections: preprocessing: ring removal size is 999. expected at most the [0-9]+ pixels"
   ${recon_inputs} --rings sorting --rings-size 999)
+cbct_bad_input_test(fdk_rings_snr cbct-fdk "--rings-snr is -1. expected a finite value >= 0"
+  ${recon_inputs} --rings sorting --rings-snr -1)
 cbct_bad_input_test(fdk_rings_parameter_of_another_method cbct-fdk "--rings-sigma: a parameter of --rings wavelet, and --rings is sorting"
   ${recon_inputs} --rings sorting --rings-sigma 3)
 cbct_bad_input_test(fdk_rings_wavelet cbct-fdk "--rings-wavelet is 'sym5'. expected one of haar, db1"

@@ -124,10 +124,14 @@ def _with_column_gains(lines, columns, gains):
 
 
 def test_rings_are_removed(geometry):
-    # Columns with a gain off by 2-3 %, one in the air and one through the middle of the head (where
-    # its line integrals are flat across the detector: a median removes a stripe only down to the
-    # object's slope per pixel): what they change in the line integrals goes, each scan (with and
-    # without them) filtered alike.
+    # Columns with a gain off by 2-3 %, one in the air and one through the middle of the head: what
+    # they change in the line integrals goes, each scan (with and without them) filtered alike. The
+    # sorting filter replaces only the columns its detection finds: on this coarse detector (80
+    # columns of 2 mm, 40 views, no noise) the skull's edges make offsets of tenths between
+    # neighbouring columns, which the detection's noise follows, and the rows that graze the top and
+    # the bottom of the skull see its cap centred on the axis, constant along the angle as a stripe:
+    # about a third of each stripe is kept over the whole column (0.34 and 0.32, measured; the
+    # median over every column, rings_snr=0, keeps less here but changes every column).
     _, lines = _readings(geometry)
     clean = cbct.Projections((0.02 * lines.array).astype(np.float32), lines.spacing, lines.origin)
     faulty = _with_column_gains(clean, (40, 3), (0.03, -0.02))
@@ -136,14 +140,25 @@ def test_rings_are_removed(geometry):
         reference = cbct.preprocess(clean, intensities=False, rings=method)
         for column, gain in ((40, 0.03), (3, -0.02)):
             left = np.abs((p.array - reference.array)[:, :, column].mean()) / np.abs(np.log1p(gain))
-            assert left < 0.25, (method, column, left)
+            assert left < (0.4 if method == "sorting" else 0.25), (method, column, left)
         assert "ring removal" in p.info["steps"]
     assert cbct.preprocess(faulty, intensities=False, rings="sorting").info["rings_size"] == 5
     assert cbct.preprocess(faulty, intensities=False, rings="wavelet").info["rings_level"] == 3
     assert cbct.preprocess(faulty, intensities=False, rings="wavelet", rings_level=0).info["rings_level"] == 7
-    # The parameters reach the filters: a wider median, no padding, fewer levels change the result.
-    wide = cbct.preprocess(faulty, intensities=False, rings="sorting", rings_size=15)
-    assert not np.array_equal(wide.array, cbct.preprocess(faulty, intensities=False, rings="sorting").array)
+    # The parameters reach the filters: a wider median, no detection, no padding, fewer levels change
+    # the result. With the detection only the striped columns change.
+    detected = cbct.preprocess(faulty, intensities=False, rings="sorting")
+    changed = np.flatnonzero(np.any(detected.array != faulty.array, axis=(0, 1)))
+    assert {3, 40} <= set(changed) and len(changed) <= 4, changed  # the stripes, and a neighbour at most
+    everywhere = cbct.preprocess(faulty, intensities=False, rings="sorting", rings_snr=0)
+    assert not np.array_equal(everywhere.array, detected.array)
+    reference = cbct.preprocess(clean, intensities=False, rings="sorting", rings_snr=0)
+    for column, gain in ((40, 0.03), (3, -0.02)):
+        left = np.abs((everywhere.array - reference.array)[:, :, column].mean()) / np.abs(np.log1p(gain))
+        assert left < 0.25, ("sorting, rings_snr=0", column, left)
+    assert "every column" in everywhere.info["steps"] and "snr 2.5" in detected.info["steps"]
+    wide = cbct.preprocess(faulty, intensities=False, rings="sorting", rings_size=15, rings_snr=0)
+    assert not np.array_equal(wide.array, everywhere.array)
     assert "median size 15" in wide.info["steps"]
     w = cbct.preprocess(faulty, intensities=False, rings="wavelet", rings_pad=False, rings_level=3, rings_sigma=1.5)
     assert "level 3, sigma 1.5, not padded" in w.info["steps"]
@@ -158,6 +173,8 @@ def test_bad_ring_settings_name_the_argument(geometry):
         cbct.preprocess(lines, intensities=False, rings="wavelet", rings_wavelet="sym5")
     with pytest.raises(ValueError, match=r"rings_sigma is 0; expected a finite value > 0"):
         cbct.preprocess(lines, intensities=False, rings="wavelet", rings_sigma=0)
+    with pytest.raises(ValueError, match=r"rings_snr is -1; expected a finite value >= 0"):
+        cbct.preprocess(lines, intensities=False, rings="sorting", rings_snr=-1)
     with pytest.raises(ValueError, match=r"rings_size is -1; expected an integer >= 0"):
         cbct.preprocess(lines, intensities=False, rings="sorting", rings_size=-1)
     with pytest.raises(cbct.ITKError, match=r"ring removal size is 81; expected at most the 80 pixels"):

@@ -30,6 +30,7 @@ def preprocess(
     nonnegativity_threshold: Optional[float] = None,
     rings: Optional[str] = None,
     rings_size: int = 0,
+    rings_snr: float = 2.5,
     rings_level: int = 3,
     rings_wavelet: str = "db5",
     rings_sigma: float = 2.0,
@@ -84,11 +85,16 @@ def preprocess(
     rings : {None, 'sorting', 'wavelet'}
         Ring (stripe) removal on the line integrals, one detector row across the projections at a
         time (``--rings``): 'sorting' is Vo et al.'s sorting-based filter (2018; TomoPy's
-        remove_stripe_based_sorting), 'wavelet' Münch et al.'s wavelet-Fourier filter (2009; TomoPy's
+        remove_stripe_based_sorting) where their stripe detection finds a stripe (TomoPy's
+        remove_large_stripe), 'wavelet' Münch et al.'s wavelet-Fourier filter (2009; TomoPy's
         remove_stripe_fw). None: none.
     rings_size : int
-        'sorting': the median's window across the detector in pixels; 0: TomoPy's (1 % of the width,
-        at least 5; 21 above 2000 pixels). At most the detector's width.
+        'sorting': the detection's median window across the detector in pixels; 0: TomoPy's (1 % of
+        the width, at least 5; 21 above 2000 pixels). At most the detector's width.
+    rings_snr : float
+        'sorting': the stripe detection's ratio (TomoPy's snr; larger finds fewer stripes): only the
+        columns found as stripes are replaced by their neighbours. 0: every column replaced by the
+        median of its window (the paper's algorithm 3 alone). >= 0.
     rings_level, rings_wavelet, rings_sigma, rings_pad : int, str, float, bool
         'wavelet': levels (0: TomoPy's, ceil(log2) of the larger of the projections and the width,
         which takes the object's coarse round detail too), the
@@ -142,6 +148,7 @@ def preprocess(
             nonnegativity_threshold, "nonnegativity_threshold", "a finite reading or None"),
         rings or "",
         _count(rings_size, "rings_size", "an integer >= 0 (0: automatic)", 0),
+        _number(rings_snr, "rings_snr", "a finite value >= 0 (0: every column filtered)", 0.0),
         _count(rings_level, "rings_level", "an integer from 0 (automatic) to 30", 0),
         rings_wavelet,
         _number(rings_sigma, "rings_sigma", "a finite value > 0", 0.0, low_open=True),
