@@ -32,9 +32,9 @@ cd "$out"
 # 0.5 mm; a Shepp-Logan head 12 mm tall (attenuation 0.2 per mm inside). The stage stands 1.2 mm off the
 # line from the source perpendicular to the detector: in RTK's frame, which turns with the axis, the source
 # and the detector both stand -1.2 mm off (the axis 12 pixels off the detector's centre).
-scan=(--nproj 180 --sid 100 --sdd 500 --detector-size 128 --detector-spacing 0.5 --phantom-scale 6 --phantom-density 0.2)
+scan=(--nproj 180 --sid 100 --sdd 500 --detector-spacing 0.5 --phantom-scale 6 --phantom-density 0.2)
 cbct_log "simulate: the axis 12 pixels off, the detector rolled 0.3 degree, I0 10^4 counts with Poisson noise"
-"$bin/cbct-simulate" "${scan[@]}" --proj-offset-x -1.2 --source-offset-x -1.2 --in-angle 0.3 --i0 10000 --poisson \
+"$bin/cbct-simulate" "${scan[@]}" --detector-size 128 --proj-offset-x -1.2 --source-offset-x -1.2 --in-angle 0.3 --i0 10000 --poisson \
   -g true.xml -o scan.mha
 cbct_log "the scanner's file: the axis on the detector's centre, no roll"
 "$bin/cbct-simulate" "${scan[@]}" --detector-size 4 -g nominal.xml -o scratch.mha
