@@ -241,6 +241,20 @@ TEST_F(CudaFieldOfView, PiecesDevicesAndSlabsGiveTheOnePieceVolumeBitForBit)
   }
 }
 
+TEST_F(CudaFieldOfView, HalfFanPiecesWithoutAFieldOfViewGiveTheOnePieceVolumeBitForBit)
+{
+  // The half fan's pieces without a field of view: tells the CUDA FDK's own piece arithmetic on a
+  // displaced detector from the field of view's.
+  using FDK = CudaFDKConeBeamReconstructionFilter<CudaImageType>;
+  auto geometry = FullScan(HalfFan, 90);
+  auto projections = ProjectSheppLogan<CudaImageType>(geometry);
+  auto reference = Reconstruct<CudaImageType, FDK>(geometry, projections.GetPointer(), FieldOfViewMode::Off, 1,
+                                                   [](FDK * f) { f->SetMinimumPieces(1); });
+  auto pieces = Reconstruct<CudaImageType, FDK>(geometry, projections.GetPointer(), FieldOfViewMode::Off, 1,
+                                                [](FDK * f) { f->SetMinimumPieces(5); });
+  EXPECT_EQ(DifferingBits(pieces, reference), 0u);
+}
+
 TEST_F(CudaFieldOfView, BackProjectionFilterMatchesTheCpu)
 {
   // The backprojection alone (the standalone CUDA filter), of the projections themselves.
