@@ -48,12 +48,9 @@ defines=()
 if command -v ccache >/dev/null 2>&1; then
   defines=(--config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache --config-settings=cmake.define.CMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
-# The pybind11 that build/ uses (Debian's pybind11-dev), when there is one: the module's objects are
-# then build/'s too (pybind11 is headers only; the tools' pip copy is the fallback).
-pybind11_dir=$(sed -n 's/^pybind11_DIR:PATH=//p' "${CBCT_BUILD:-$here/build}/CMakeCache.txt" 2>/dev/null || true)
-if [ -n "$pybind11_dir" ] && [ -f "$pybind11_dir/pybind11Config.cmake" ]; then
-  defines+=(--config-settings=cmake.define.pybind11_DIR="$pybind11_dir")
-fi
+# The tools' pybind11 from PyPI, not build/'s (Debian's pybind11-dev 2.10): the wheel's venv gets numpy 2,
+# which pybind11 before 2.12 misreads (an array it made had stride 0: every element was the last one
+# written), so the module's own objects are compiled again here; the library's come from ccache.
 cuda_args=(--config-settings=cmake.define.CBCT_USE_CUDA=$cuda_flag)
 if [ "$cuda" = on ]; then
   cuda_args+=(--config-settings="cmake.define.CMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES:-90}")

@@ -1282,8 +1282,11 @@ TEST(VarianScanLoneFile, RawReadingsNeedNoAirScan)
     { xim, std::vector<long long>(frame.pixels.begin(), frame.pixels.end()) },
     { hndFile, std::vector<long long>(hnd.pixels.begin(), hnd.pixels.end()) }
   };
-  for (const auto & [file, stored] : files)
+  for (const auto & entry : files)
   {
+    // Named, not a structured binding: a lambda below captures it (clang 14 refuses to capture a binding).
+    const fs::path & file = entry.first;
+    const std::vector<long long> & stored = entry.second;
     SCOPED_TRACE(file.string());
     // For line integrals: a MissingAirScanError naming what was looked for, and no front end's option.
     EXPECT_THROW(VarianScan::Open(file.string()), MissingAirScanError);
