@@ -12,9 +12,8 @@
 set -eu
 bin=$1
 work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work" # removed when the test ends
 
 expect_line() { # FILE PATTERN
   if ! grep -q -- "$2" "$1"; then

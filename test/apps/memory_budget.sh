@@ -10,9 +10,9 @@ set -eu
 bin=$1
 work=$2
 mpiexec=${3:-}
-rm -rf "$work"
-mkdir -p "$work/series" "$work/stack"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work" # removed when the test ends
+mkdir -p series stack
 
 fail() {
   echo "FAIL: $*" >&2

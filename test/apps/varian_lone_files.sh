@@ -14,9 +14,8 @@ bin=$1
 work=$2
 mode=${3:-all}
 here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/test_folder.sh"
+cbct_test_folder "$work" # removed when the test ends
 
 expect_line() { # FILE PATTERN
   if ! grep -q -- "$2" "$1"; then
