@@ -277,10 +277,10 @@ struct NonFiniteValues
 /** Counts the non-finite values of `image` and, when `replacement` is given, replaces them by it. */
 template <typename TImage>
 NonFiniteValues
-FindNonFinite(TImage * image, const std::vector<double> & replacement = {})
+FindNonFinite(TImage * image, const typename TImage::RegionType & region, const std::vector<double> & replacement)
 {
   NonFiniteValues found;
-  itk::ImageRegionIterator<TImage> it(image, image->GetBufferedRegion());
+  itk::ImageRegionIterator<TImage> it(image, region);
   for (; !it.IsAtEnd(); ++it)
   {
     const auto value = it.Get();
@@ -299,6 +299,14 @@ FindNonFinite(TImage * image, const std::vector<double> & replacement = {})
       it.Set(static_cast<typename TImage::PixelType>(replacement.front()));
   }
   return found;
+}
+
+/** The same over the whole buffered region. */
+template <typename TImage>
+NonFiniteValues
+FindNonFinite(TImage * image, const std::vector<double> & replacement = {})
+{
+  return FindNonFinite(image, image->GetBufferedRegion(), replacement);
 }
 
 /** Refuses an image holding NaN or infinities, naming the option, the file and where. */

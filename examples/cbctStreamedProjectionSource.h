@@ -273,25 +273,7 @@ private:
   void
   CheckNonFinite(TImage * image, const typename TImage::RegionType & part, const std::string & file) const
   {
-    NonFiniteValues found;
-    itk::ImageRegionIterator<TImage> it(image, part);
-    for (; !it.IsAtEnd(); ++it)
-    {
-      const auto value = it.Get();
-      if (std::isfinite(value))
-        continue;
-      if (found.Count() == 0)
-        for (unsigned int d = 0; d < 3; ++d)
-          found.first[d] = it.GetIndex()[d];
-      if (std::isnan(value))
-        ++found.nan;
-      else if (value > 0)
-        ++found.positive;
-      else
-        ++found.negative;
-      if (!m_Replacement.empty())
-        it.Set(static_cast<typename TImage::PixelType>(m_Replacement.front()));
-    }
+    const NonFiniteValues found = FindNonFinite(image, part, m_Replacement);
     if (found.Count() > 0 && m_Replacement.empty())
       throw Error(m_Option + ": projection file " + file + " holds non-finite values: " +
                   found.Describe("pixel (u, v, projection)") +
