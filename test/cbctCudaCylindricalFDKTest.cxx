@@ -15,23 +15,6 @@ using CudaImageType = CudaImage<float, 3>;
 
 namespace
 {
-/** A whole FDK through the texture unit's bilinear filter (its blend is finer than a float only to
- * about 1e-6 of the texels' difference, which FDK's cancelling sums magnify): the flat panel's bound,
- * cbctCudaFDKTest's HardwareFilterTolerance. */
-constexpr double HardwareFilterTolerance = 5e-4;
-
-/** The geometry with its detector bent into a cylinder centred on the source (R = SDD). */
-ThreeDCircularProjectionGeometry::Pointer
-OnACylinder(const ThreeDCircularProjectionGeometry * flat)
-{
-  std::vector<unsigned int> all(flat->GetNumberOfProjections());
-  for (unsigned int k = 0; k < all.size(); ++k)
-    all[k] = k;
-  auto curved = flat->Subset(all);
-  curved->SetRadiusCylindricalDetector(flat->GetParameters(0).sourceToDetectorDistance);
-  return curved;
-}
-
 std::vector<FDKGeometryCase>
 CylinderCases()
 {
@@ -99,7 +82,7 @@ TEST_F(CudaCylindricalFDK, BackProjectionOfSmoothProjectionsMatchesCpuAlongYAndA
   // sides and the texture unit's fractions are the CPU's, so only the sums' rounding differs.
   for (double outOfPlane : { 0., 3. }) // 3 degrees: hu changes along y, the runs go along z
   {
-    auto geometry = OnACylinder(FullScan([&](RtkParameters & p, double) {
+    auto geometry = CentredCylinder(FullScan([&](RtkParameters & p, double) {
       p.projectionOffsetX = 15.;
       p.outOfPlane = outOfPlane;
     }, 90));
@@ -133,7 +116,7 @@ TEST_P(CudaCylindricalFDKGeometry, WeightingAndWholeFDKMatchCpu)
 {
   using FDK = CudaFDKConeBeamReconstructionFilter<CudaImageType>;
   const FDKGeometryCase & c = GetParam();
-  auto geometry = OnACylinder(c.make(c.weighted ? 360 : 180));
+  auto geometry = CentredCylinder(c.make(c.weighted ? 360 : 180));
   auto cpuIn = ProjectSheppLogan<ImageType>(geometry);
   auto gpuIn = ProjectSheppLogan<CudaImageType>(geometry);
 

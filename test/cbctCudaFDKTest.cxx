@@ -26,11 +26,6 @@ namespace
 /** CUDA vs CPU (relative L2) for a stage with the same arithmetic on both sides, and for the
  * backprojection of smooth (unfiltered) projections. */
 constexpr double FDKTolerance = 1e-4;
-/** CUDA vs CPU for a whole FDK with the texture unit's bilinear filter (the fast path): it blends
- * neighbouring texels with less than float precision (about 1e-6 of their difference, see
- * TextureBlendProbe), and FDK sums ramp-filtered terms that largely cancel, which magnified that to
- * 3.3e-4 on this problem (H100). */
-constexpr double HardwareFilterTolerance = 5e-4;
 constexpr unsigned int Voxels = FDKVoxels;
 constexpr unsigned int DetectorPixels = FDKDetectorPixels;
 constexpr double PixelMm = FDKPixelMm;

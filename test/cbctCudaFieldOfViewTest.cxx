@@ -24,9 +24,6 @@ using CudaImageType = CudaImage<float, 3>;
 
 namespace
 {
-/** CUDA vs CPU inside the field of view for a whole FDK (cbctCudaFDKTest's bound for the texture
- * unit's blending) and for a backprojection of the same filtered projections. */
-constexpr double HardwareFilterTolerance = 5e-4;
 constexpr unsigned int Voxels = 96;
 constexpr double VoxelMm = 1.25; // 120 mm: the corners and the top and bottom are outside
 

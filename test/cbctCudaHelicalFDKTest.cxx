@@ -14,20 +14,6 @@ using CudaImageType = CudaImage<float, 3>;
 
 namespace
 {
-/** A whole FDK through the texture unit's bilinear filter: cbctCudaFDKTest's HardwareFilterTolerance. */
-constexpr double HardwareFilterTolerance = 5e-4;
-
-ThreeDCircularProjectionGeometry::Pointer
-Curved(const ThreeDCircularProjectionGeometry * geometry)
-{
-  std::vector<unsigned int> all(geometry->GetNumberOfProjections());
-  for (unsigned int k = 0; k < all.size(); ++k)
-    all[k] = k;
-  auto curved = geometry->Subset(all);
-  curved->SetRadiusCylindricalDetector(geometry->GetSourceToDetectorDistance(0));
-  return curved;
-}
-
 /** `image` (CPU) copied into a CudaImage. */
 CudaImageType::Pointer
 OnDevice(const ImageType * image)
@@ -60,7 +46,7 @@ TEST_F(CudaHelicalFDK, BackProjectionOfSmoothProjectionsMatchesCpu)
   {
     ThreeDCircularProjectionGeometry::Pointer helix = HelicalScanOfTheLongPhantom(1., 64);
     if (cylindrical)
-      helix = Curved(helix);
+      helix = CentredCylinder(helix);
     auto cpuIn = HelicalProjections(helix, StackedHeads());
     auto gpuIn = OnDevice(cpuIn);
     auto cpu = FDKBackProjectionImageFilter<ImageType>::New();
@@ -89,7 +75,7 @@ TEST_F(CudaHelicalFDK, WholeFDKOfTheLongPhantomMatchesCpu)
   {
     ThreeDCircularProjectionGeometry::Pointer helix = HelicalScanOfTheLongPhantom(1.5, 64);
     if (cylindrical)
-      helix = Curved(helix);
+      helix = CentredCylinder(helix);
     auto cpuIn = HelicalProjections(helix, StackedHeads());
     auto cpuFdk = FDKConeBeamReconstructionFilter<ImageType>::New();
     cpuFdk->SetInput(0, LongVolumeGrid());

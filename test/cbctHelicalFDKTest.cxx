@@ -37,18 +37,6 @@ MessageOf(F && f)
   return "(no exception)";
 }
 
-/** `geometry` on a cylinder centred on the source (R = SDD). */
-ThreeDCircularProjectionGeometry::Pointer
-Curved(const ThreeDCircularProjectionGeometry * geometry)
-{
-  std::vector<unsigned int> all(geometry->GetNumberOfProjections());
-  for (unsigned int k = 0; k < all.size(); ++k)
-    all[k] = k;
-  auto curved = geometry->Subset(all);
-  curved->SetRadiusCylindricalDetector(geometry->GetSourceToDetectorDistance(0));
-  return curved;
-}
-
 /** FDK of `projections` on `grid` (zero), and its error against `truth` in `region`. */
 Quality
 FDKError(const ThreeDCircularProjectionGeometry * geometry, const ImageType * projections, const ImageType * grid,
@@ -71,7 +59,7 @@ CircularReference(bool cylindrical, int perTurn)
 {
   ThreeDCircularProjectionGeometry::Pointer circle = CircularGeometry(perTurn, 360., HelicalSid, HelicalSdd);
   if (cylindrical)
-    circle = Curved(circle);
+    circle = CentredCylinder(circle);
   auto projections = HelicalProjections(circle, StackedHeads(1), HelicalColumns, RowsCoveringOneHead());
   auto grid = CentredInformation(ImageType::SizeType{ { HelicalVoxels, HelicalVoxels, HelicalVoxels } }, HelicalVoxelMm,
                                  HelicalVoxelMm, HelicalVoxelMm);
@@ -90,7 +78,7 @@ TEST(HelicalFDK, WeightsOfALinesViewsAddUpToOneFromEveryView)
   auto projections = HelicalProjections(geometry, StackedHeads(1), 4, HelicalRows);
   for (bool cylindrical : { false, true })
   {
-    auto g = cylindrical ? Curved(geometry) : geometry;
+    auto g = cylindrical ? CentredCylinder(geometry) : geometry;
     const HelicalFDKSetup setup = HelicalFDKSetup::Of(g, projections);
     const HelicalScan & s = setup.Scan();
     std::mt19937 random(7);
@@ -136,7 +124,7 @@ TEST(HelicalFDK, LongObjectFromAHelixWithinOneAndAHalfTimesACircularScansError)
     {
       ThreeDCircularProjectionGeometry::Pointer helix = HelicalScanOfTheLongPhantom(pitch, 64);
       if (cylindrical)
-        helix = Curved(helix);
+        helix = CentredCylinder(helix);
       auto projections = HelicalProjections(helix, StackedHeads());
       std::ostringstream what;
       what << "helical FDK, pitch " << pitch << (cylindrical ? ", cylinder" : ", flat panel");
