@@ -5,9 +5,8 @@
 # build-sanitize/, runs its tests (but the longest numerical ones) and fuzzes the file readers for 40 s
 # each from a fixed seed (scripts/sanitize.sh, scripts/fuzz.sh; CBCT_FUZZ_SECONDS sets the time).
 # Between ctest and the wheel: the documentation site and its code blocks (scripts/docs.sh --examples).
-# CBCT_TEST_WHEEL=0, CBCT_DOCS=0 and CBCT_SANITIZE=0 skip those parts. A whole pass took 32 min on a 2-core
-# machine from empty build directories without ccache (2026-11-26: build 7, ctest 6, wheel 2,
-# sanitized build 10, sanitized tests 5, fuzzing 7). Exits non-zero when anything fails. Runs from any directory.
+# CBCT_TEST_WHEEL=0, CBCT_DOCS=0 and CBCT_SANITIZE=0 skip those parts. A whole pass took 36.6 min in CI
+# (fresh clone and 2-core machine, no ccache, 2026-11-28; the README has the steps). Exits non-zero when anything fails. Runs from any directory.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
