@@ -2,8 +2,8 @@
 # Tests: installs what is missing, configures and builds everything in build/, runs every ctest test;
 # then builds the wheel (scripts/wheel.sh) and tests it in a fresh venv against the apps of build/;
 # then builds the C++ code again with AddressSanitizer and UndefinedBehaviorSanitizer in
-# build-sanitize/, runs its tests (but the longest numerical ones) and fuzzes the file readers for 40 s
-# each from a fixed seed (scripts/sanitize.sh, scripts/fuzz.sh; CBCT_FUZZ_SECONDS sets the time).
+# build-sanitize/, runs its tests (but the numerical suites) and fuzzes the file readers within a shared
+# CPU-time budget from a fixed seed (scripts/sanitize.sh, scripts/fuzz.sh; CBCT_FUZZ_BUDGET sets it, 400 s).
 # Between ctest and the wheel: the documentation site and its code blocks (scripts/docs.sh --examples).
 # CBCT_TEST_WHEEL=0, CBCT_DOCS=0 and CBCT_SANITIZE=0 skip those parts. A whole pass took 36.6 min in CI
 # (fresh clone and 2-core machine, no ccache, 2026-11-28; the README has the steps). Exits non-zero when anything fails. Runs from any directory.
