@@ -13,8 +13,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <iostream>
-#include <cstdlib>
 
 namespace cbct
 {
@@ -153,9 +151,12 @@ struct ViewSums
 class ConjugateRegistration
 {
 public:
-  ConjugateRegistration(const ThreeDCircularProjectionGeometry * nominal, std::vector<unsigned int> compared)
+  /** `coneSlope`: rays steeper than this (the tangent of their angle to the orbit's plane) are left out. */
+  ConjugateRegistration(const ThreeDCircularProjectionGeometry * nominal, std::vector<unsigned int> compared,
+                        double coneSlope)
     : m_Nominal(nominal)
     , m_Compared(std::move(compared))
+    , m_ConeSlope(coneSlope)
   {}
 
   std::size_t
@@ -240,7 +241,7 @@ public:
             for (int r = 0; r < 3; ++r)
               d[r] = ra.inverse[r][0] * u + ra.inverse[r][1] * v + ra.inverse[r][2];
             const double across = d[0] * d[0] + d[2] * d[2];
-            if (!(across > 0.))
+            if (!(across > 0.) || d[1] * d[1] > m_ConeSlope * m_ConeSlope * across)
               continue;
             // Its point nearest the rotation axis (in the x-z plane), and the conjugate source: the other
             // end of the ray's chord through the orbit.
@@ -301,6 +302,7 @@ public:
 private:
   ThreeDCircularProjectionGeometry::ConstPointer m_Nominal;
   std::vector<unsigned int> m_Compared;
+  double m_ConeSlope;
 };
 
 /** The costs of a 3 x 3 grid of corrections about a centre (offset step i - 1, roll step j - 1). */
@@ -470,7 +472,17 @@ OppositeViewAxisCalibration::Compute()
         "the comparison)");
   }
 
-  ConjugateRegistration registration(m_Geometry, compared);
+  // Rays within MaximumConeAngle of the orbit's plane: a steeper ray's conjugate misses it by twice the
+  // slope times the depth of what it crosses, and that mismatch biased the roll (see the class comment).
+  const auto & firstView = m_Geometry->GetParameters(0);
+  const double coneSlope = std::tan(MaximumConeAngle * Pi / 180.);
+  const double halfHeight = 0.5 * size[1] * projections->GetSpacing()[1];
+  const double coneHalfHeight = coneSlope * firstView.sourceToDetectorDistance;
+  if (coneHalfHeight < halfHeight)
+    log("opposite views: rays within " + detail::Fixed(MaximumConeAngle, 1) + " degrees of the orbit's plane (" +
+        detail::Fixed(coneHalfHeight, 1) + " of " + detail::Fixed(halfHeight, 1) +
+        " mm above and below the middle row; steeper rays' conjugates are too approximate)");
+  ConjugateRegistration registration(m_Geometry, compared, coneSlope);
   AxisCorrection c;
   c.model = m_OffsetModel;
 
@@ -495,7 +507,6 @@ OppositeViewAxisCalibration::Compute()
       const ViewSums sums = registration.Evaluate(level, candidate);
       offsets.push_back(candidate.offset / pixel);
       costs.push_back(sums.Weight() >= 16. ? sums.Cost() : std::numeric_limits<double>::infinity());
-      if (std::getenv("CBCT_DEBUG")) std::cerr << "coarse " << offsets.back() << " cost " << costs.back() << " weight " << sums.Weight() << std::endl;
       largestWeight = std::max(largestWeight, sums.Weight());
     }
     const std::size_t best = static_cast<std::size_t>(std::min_element(costs.begin(), costs.end()) - costs.begin());
@@ -520,7 +531,8 @@ OppositeViewAxisCalibration::Compute()
         detail::Fixed(offsets[best], 1) + " pixels");
   }
 
-  const double rowSpan = 0.5 * size[1] * projections->GetSpacing()[1];
+  // The rows' lever arm for the roll: the half height compared.
+  const double rowSpan = std::min(halfHeight, coneHalfHeight);
   // 2. Quadratic fits of the cost in offset and roll on finer and finer binnings. The roll's step
   // moves the detector's top and bottom rows by a binned pixel (at most a degree).
   LevelImages finest;
