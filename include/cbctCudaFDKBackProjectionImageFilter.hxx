@@ -164,9 +164,41 @@ CudaFDKBackProjectionImageFilter<TImage>::GPUGenerateData()
   }
   launch.columnOffset = static_cast<float>(buffered.GetIndex(0));
   launch.rowOffset = static_cast<float>(buffered.GetIndex(1));
+  // The field of view: the region's columns clipped on the device, with the host's arithmetic.
+  CudaDeviceBuffer<ConeProjection> fieldOfViewMatrices;
+  CudaDeviceBuffer<int> fieldOfViewColumns;
+  const FieldOfViewMode mode = this->GetFieldOfView();
+  if (mode != FieldOfViewMode::Off)
+  {
+    const auto * scan = this->GetFieldOfViewGeometry() ? this->GetFieldOfViewGeometry() : this->GetGeometry();
+    const auto all = FieldOfViewMask::MatricesFor(output, projections, scan);
+    fieldOfViewMatrices.Upload(all);
+    CudaFieldOfViewColumnsLaunch columns;
+    columns.matrices = fieldOfViewMatrices.Data();
+    columns.count = static_cast<int>(all.size());
+    columns.detector = FieldOfViewMask::DetectorOf(projections);
+    columns.axis = FieldOfViewMask::AxisFor(all);
+    for (unsigned int d = 0; d < 3; ++d)
+    {
+      columns.first[d] = launch.first[d];
+      columns.size[d] = launch.size[d];
+    }
+    const int other = columns.axis == 1 ? 2 : 1;
+    fieldOfViewColumns.Reserve(2 * static_cast<std::size_t>(launch.size[0]) * static_cast<std::size_t>(launch.size[other]),
+                               "field of view columns");
+    columns.columns = fieldOfViewColumns.Data();
+    CudaCheck(LaunchFieldOfViewColumns(columns, nullptr), "LaunchFieldOfViewColumns");
+    launch.fieldOfView = columns.columns;
+    launch.fieldOfViewAxis = columns.axis;
+    launch.fieldOfViewFirst[0] = launch.first[0];
+    launch.fieldOfViewFirst[1] = launch.first[other];
+    launch.fieldOfViewColumns = launch.size[0];
+    launch.outsideValue = FieldOfViewMask::OutsideValue(mode);
+  }
   for (int k0 = 0; k0 < total; k0 += CudaBackProjectionBatch)
   {
     launch.count = std::min(CudaBackProjectionBatch, total - k0);
+    launch.writeOutside = k0 + launch.count >= total; // the last batch blanks the outside
     m_Texture.CopyFromDevice(data + static_cast<std::size_t>(k0) * width * height, width * sizeof(float), width, height,
                              height, launch.count, nullptr);
     launch.projections = m_Texture.Texture();
@@ -174,19 +206,6 @@ CudaFDKBackProjectionImageFilter<TImage>::GPUGenerateData()
     CudaCheck(LaunchFDKBackProjection(launch, nullptr), "LaunchFDKBackProjection");
   }
   CudaCheck(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (backprojection)");
-  // The field of view, applied on the host after the device has backprojected every voxel: the
-  // device's own skip (columns clipped on the device) set other voxels than the CPU's mask on the H200
-  // (CudaFieldOfView tests, 2026-11-28), so the host's mask, the CPU's own, is the reference until it
-  // is found. The voxels inside are the device's.
-  const FieldOfViewMode mode = this->GetFieldOfView();
-  if (mode != FieldOfViewMode::Off)
-  {
-    const auto * scan = this->GetFieldOfViewGeometry() ? this->GetFieldOfViewGeometry() : this->GetGeometry();
-    const auto all = FieldOfViewMask::MatricesFor(output, projections, scan);
-    FieldOfViewMask mask;
-    mask.Compute(all, FieldOfViewMask::DetectorOf(projections), FieldOfViewMask::AxisFor(all), region);
-    mask.Blank(output, FieldOfViewMask::OutsideValue(mode));
-  }
 }
 
 } // namespace cbct

@@ -333,9 +333,6 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
     problem.fieldOfViewDetector.uMin = padded.first - 0.5;
     problem.fieldOfViewDetector.uMax = padded.second + 0.5;
   }
-  // The device backprojects every voxel; the mask is applied on the host afterwards (below).
-  const FieldOfViewMode fieldOfView = problem.fieldOfView;
-  problem.fieldOfView = FieldOfViewMode::Off;
   problem.columns = stack.GetSize(0);
   problem.stackRows = stack.GetSize(1);
   problem.stackFirstColumn = static_cast<int>(stack.GetIndex(0));
@@ -445,15 +442,6 @@ CudaFDKConeBeamReconstructionFilter<TImage>::GenerateData()
     m_Pipelines.clear(); // nothing left on the devices after the update
   errors.RethrowFirst();
   output->GetCudaDataManager()->MarkHostModified(); // the result is in host memory
-  // The field of view, applied on the host to the device's volume: the device's own skip set other
-  // voxels than the CPU's mask on the H200 (CudaFieldOfView tests, 2026-11-28), so the host's mask,
-  // the CPU's own arithmetic on the same matrices and detector, is the reference until it is found.
-  if (fieldOfView != FieldOfViewMode::Off)
-  {
-    FieldOfViewMask mask;
-    mask.Compute(fieldOfViewMatrices, problem.fieldOfViewDetector, problem.fieldOfViewAxis, region);
-    mask.Blank(output, FieldOfViewMask::OutsideValue(fieldOfView));
-  }
 
   m_NumberOfPieces = 0;
   CudaFDKTimes sum;

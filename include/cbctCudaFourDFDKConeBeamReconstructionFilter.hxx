@@ -145,9 +145,6 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   const auto region = grid->GetLargestPossibleRegion();
   problem.outputBox = detail::ToBox(region);
   const std::size_t voxels = region.GetNumberOfPixels();
-  // The device backprojects every voxel; the mask is applied on the host afterwards (below).
-  const FieldOfViewMode fieldOfView = problem.fieldOfView;
-  problem.fieldOfView = FieldOfViewMode::Off;
   output->GetCudaDataManager()->PinHostBuffer();
   float * outputHost = static_cast<float *>(output->GetCudaDataManager()->GetHostBuffer());
 
@@ -273,25 +270,6 @@ CudaFourDFDKConeBeamReconstructionFilter<TImage>::GenerateData()
   for (const auto & t : times)
     sum += t;
   output->GetCudaDataManager()->MarkHostModified();
-  // The whole scan's field of view, applied on the host to every frame: the device's own skip set
-  // other voxels than the CPU's mask on the H200 (CudaFieldOfView tests, 2026-11-28), so the host's
-  // mask, the CPU's arithmetic on the same matrices and detector, is the reference until it is found.
-  if (fieldOfView != FieldOfViewMode::Off)
-  {
-    FieldOfViewMask mask;
-    mask.Compute(fieldOfViewMatrices, problem.fieldOfViewDetector, problem.fieldOfViewAxis, region);
-    const float outside = FieldOfViewMask::OutsideValue(fieldOfView);
-    const auto first = region.GetIndex();
-    const auto size = region.GetSize();
-    std::size_t i = 0;
-    for (std::size_t z = 0; z < size[2]; ++z)
-      for (std::size_t y = 0; y < size[1]; ++y)
-        for (std::size_t x = 0; x < size[0]; ++x, ++i)
-          if (!mask.Inside(first[0] + static_cast<long long>(x), first[1] + static_cast<long long>(y),
-                           first[2] + static_cast<long long>(z)))
-            for (unsigned int f = 0; f < frames; ++f)
-              outputHost[f * voxels + i] = outside;
-  }
   // The upload's own span (GPU time, overlapped with the first frames' work).
   float uploadMs = 0.f;
   CudaCheck(cudaEventSynchronize(upload.done[frames - 1]), "cudaEventSynchronize (4D FDK upload)");
