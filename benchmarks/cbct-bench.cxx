@@ -89,6 +89,10 @@ main(int argc, char * argv[])
   app.add_option("--detector-radius", setup.detectorRadius,
                  "--method fdk: a cylindrical detector of this radius (mm; 1500: centred on the source, SDD 1500); 0: flat")
     ->check(CLI::Range(0., 1e6));
+  app.add_option("--fov", setup.fieldOfView,
+                 "--method fdk: off, or zero/nan to skip the voxels outside the scan's field of view (GUPS then also "
+                 "counted over the voxels updated, gups_updated)")
+    ->check(CLI::IsMember({ "off", "zero", "nan" }));
   double pitch = 1.;
   app.add_option("--pitch", pitch, "--method helical: the helix's pitch factor (feed per turn over the detector's height at "
                                    "the isocentre)")

@@ -57,6 +57,7 @@ struct Setup
   unsigned int pieces = 0;
   bool keepDeviceMemory = false; ///< --keep-device-memory: the CUDA FDK keeps its device buffers between runs
   double detectorRadius = 0.;    ///< --detector-radius: a cylindrical detector of this radius (0: flat)
+  std::string fieldOfView = "off"; ///< --fov: off, zero or nan (the voxels no projection sees skipped)
   int rank = 0, ranks = 1, localRank = 0;
 };
 

@@ -4,6 +4,7 @@
 
 #include "cbctConfiguration.h"
 #include "cbctConstantImageSource.h"
+#include "cbctFieldOfViewMask.h"
 #include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctIntensityToLineIntegralImageFilter.h"
 #include "cbctLineIntegralToIntensityImageFilter.h"
@@ -112,6 +113,24 @@ RunTemplate(const Problem & p, const std::string & hardware, const std::string &
       fdk->SetMinimumPieces(setup.pieces);
     fdk->SetKeepDeviceMemory(setup.keepDeviceMemory);
   }
+  // --fov: the voxels of the slab in the scan's field of view (untimed), over which gups_updated counts.
+  const FieldOfViewMode fieldOfView = FieldOfViewMask::ParseMode(setup.fieldOfView);
+  fdk->SetFieldOfView(fieldOfView);
+  double updatedVoxels = static_cast<double>(slab.GetNumberOfPixels());
+  if (fieldOfView != FieldOfViewMode::Off)
+  {
+    fdk->UpdateOutputInformation();
+    const auto matrices = FieldOfViewMask::MatricesFor(fdk->GetOutput(), information, geometry);
+    FieldOfViewMask mask;
+    mask.Compute(matrices, FieldOfViewMask::DetectorOf(information), FieldOfViewMask::AxisFor(matrices), slab);
+    updatedVoxels = static_cast<double>(mask.GetNumberOfInsideVoxels());
+  }
+  const auto fieldOfViewJson = [&](double backprojection) {
+    if (fieldOfView == FieldOfViewMode::Off)
+      return std::string();
+    return ",\"fov\":\"" + setup.fieldOfView + "\",\"fov_voxels\":" + std::to_string(static_cast<long long>(updatedVoxels)) +
+           ",\"gups_updated\":" + std::to_string(backprojection > 0. ? updatedVoxels * p.projections / backprojection / 1e9 : 0.);
+  };
   const double slabGiB = static_cast<double>(slab.GetNumberOfPixels()) * sizeof(float) / (1 << 30);
   const double rowsGiB = static_cast<double>(rows.GetNumberOfPixels()) * sizeof(float) / (1 << 30);
 
@@ -184,6 +203,7 @@ RunTemplate(const Problem & p, const std::string & hardware, const std::string &
               ",\"rows_gib\":" + std::to_string(rowsGiB);
     if (setup.detectorRadius > 0.)
       extra += ",\"detector_radius\":" + std::to_string(setup.detectorRadius);
+    extra += fieldOfViewJson(t.backprojection);
     if (r == 0 || setup.rank != 0)
       continue;
     PrintJson(p, hardware, device, input, std::to_string(r), t, extra);
@@ -215,7 +235,7 @@ RunTemplate(const Problem & p, const std::string & hardware, const std::string &
   m.hostSetup = Median(samples["host_setup"]);
   m.hostRun = Median(samples["host_pipeline"]);
   m.hostFinish = Median(samples["host_finish"]);
-  PrintJson(p, hardware, device, input, "median", m);
+  PrintJson(p, hardware, device, input, "median", m, fieldOfViewJson(m.backprojection));
 }
 } // namespace
 

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 #include <iostream>
 #include <functional>
 
@@ -98,11 +99,32 @@ std::size_t
 DifferingBits(const ImageType * a, const ImageType * b)
 {
   const std::size_t n = a->GetBufferedRegion().GetNumberOfPixels();
+  const auto size = a->GetBufferedRegion().GetSize();
   std::size_t differ = 0;
+  double largest = 0.;
+  std::vector<std::size_t> perY(size[1], 0), perZ(size[2], 0);
   for (std::size_t i = 0; i < n; ++i)
-    if (std::memcmp(a->GetBufferPointer() + i, b->GetBufferPointer() + i, sizeof(float)) != 0 && ++differ <= 3)
-      std::cout << "voxel " << i << ": " << a->GetBufferPointer()[i] << " against " << b->GetBufferPointer()[i]
-                << std::endl;
+    if (std::memcmp(a->GetBufferPointer() + i, b->GetBufferPointer() + i, sizeof(float)) != 0)
+    {
+      largest = std::max(largest, std::abs(static_cast<double>(a->GetBufferPointer()[i]) - b->GetBufferPointer()[i]));
+      ++perY[(i / size[0]) % size[1]];
+      ++perZ[i / (size[0] * size[1])];
+      if (++differ <= 3)
+        std::cout << "voxel " << i << " (x " << i % size[0] << ", y " << (i / size[0]) % size[1] << ", z "
+                  << i / (size[0] * size[1]) << "): " << a->GetBufferPointer()[i] << " against " << b->GetBufferPointer()[i]
+                  << std::endl;
+    }
+  if (differ > 0)
+  {
+    // Where the differing voxels lie: per y (the rotation axis) and per z, to tell piece boundaries.
+    std::cout << "largest difference " << largest << "; differing voxels per y:";
+    for (auto c : perY)
+      std::cout << ' ' << c;
+    std::cout << "\nper z:";
+    for (auto c : perZ)
+      std::cout << ' ' << c;
+    std::cout << std::endl;
+  }
   return differ;
 }
 
