@@ -17,6 +17,7 @@
 
 #  include <algorithm>
 #  include <chrono>
+#  include <cmath>
 #  include <cstdlib>
 #  include <limits>
 
@@ -189,6 +190,38 @@ HelicalBatchSeesBox(const CudaFDKProblem & problem, const VoxelBox & box, unsign
       return true;
   }
   return false;
+}
+
+/** The voxels of `part` (absolute indices) that views [k0, k0 + n) of a helical problem can reach:
+ * the y (axis) indices whose world heights lie within helicalReach of one of the views' source
+ * heights. A batch of views spans a few degrees of the helix, so it reaches a band of the volume a
+ * little taller than the detector's coverage; launching over the whole piece would compute every
+ * other voxel's weights only to find them zero. An empty box when none is reached. The whole part
+ * when the volume's y does not follow its index alone (a rotated direction). */
+VoxelBox
+HelicalBatchBand(const CudaFDKProblem & problem, const VoxelBox & part, unsigned int k0, unsigned int n)
+{
+  const float * m = problem.voxelToWorld;
+  if (m[4] != 0.f || m[6] != 0.f || m[5] == 0.f)
+    return part;
+  const HelicalScan & s = problem.helicalScan;
+  float low = std::numeric_limits<float>::max(), high = std::numeric_limits<float>::lowest();
+  for (unsigned int k = k0; k < k0 + n; ++k)
+  {
+    const float source = s.axialAtZero + s.axialPerRadian * problem.helicalViews[k].view.lambda;
+    low = std::min(low, source - problem.helicalReach);
+    high = std::max(high, source + problem.helicalReach);
+  }
+  // World height -> y index, either way up; one index of margin against rounding.
+  double j0 = (static_cast<double>(low) - m[7]) / m[5], j1 = (static_cast<double>(high) - m[7]) / m[5];
+  if (j0 > j1)
+    std::swap(j0, j1);
+  const long long first = std::max<long long>(part.index[1], static_cast<long long>(std::floor(j0)) - 1);
+  const long long end = std::min<long long>(part.index[1] + static_cast<long long>(part.size[1]), static_cast<long long>(std::ceil(j1)) + 2);
+  VoxelBox band = part;
+  band.index[1] = first;
+  band.size[1] = end > first ? static_cast<std::size_t>(end - first) : 0;
+  return band;
 }
 } // namespace
 
@@ -563,9 +596,14 @@ CudaFDKDevicePipeline::RunWithResources(const CudaFDKProblem & problem, const st
         if (problem.helicalViews)
         {
           CudaHelicalBackProjectionLaunch helix;
-          helix.volume = launch.volume;
-          std::copy(launch.size, launch.size + 3, helix.size);
-          std::copy(launch.first, launch.first + 3, helix.first);
+          const VoxelBox band = HelicalBatchBand(problem, part, k0, static_cast<unsigned int>(n));
+          helix.volume = pieceData + Offset(Layout(box), band);
+          helix.planeStride = static_cast<long long>(box.size[0] * box.size[1]);
+          for (unsigned int d = 0; d < 3; ++d)
+          {
+            helix.size[d] = static_cast<int>(band.size[d]);
+            helix.first[d] = static_cast<int>(band.index[d]);
+          }
           helix.projections = launch.projections;
           helix.columnOffset = launch.columnOffset;
           helix.rowOffset = launch.rowOffset;

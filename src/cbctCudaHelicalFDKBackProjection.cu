@@ -85,7 +85,7 @@ BackProjectHelix(const __grid_constant__ CudaHelicalBackProjectionLaunch p)
         sum[r] += tex2DLayered<float>(p.projections, u, MulRn(hv, inv) - p.rowOffset, k) * distanceWeight * w;
     }
   }
-  const size_t plane = static_cast<size_t>(p.size[0]) * p.size[1];
+  const size_t plane = p.planeStride > 0 ? static_cast<size_t>(p.planeStride) : static_cast<size_t>(p.size[0]) * p.size[1];
   AddRun(p.volume + static_cast<size_t>(z) * plane + x, static_cast<size_t>(p.size[0]), sum, run, p.first[1], p.size[1]);
 }
 } // namespace

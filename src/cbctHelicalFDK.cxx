@@ -127,6 +127,7 @@ HelicalFDKSetup::Of(const ThreeDCircularProjectionGeometry * geometry, const itk
   s.rowCentre = static_cast<float>(0.5 * (low + high) - v0);
   s.rowHalfHeight = static_cast<float>(0.5 * (high - low));
   s.flatTop = static_cast<float>(flatTop);
+  s.transitionScale = static_cast<float>(1.5707963267948966 / (1. - flatTop));
   s.cylindrical = geometry->IsCylindrical() ? 1 : 0;
   for (unsigned int k = 0; k < n; ++k)
     setup.m_Views.push_back(setup.ViewAt(lambda[k]));
