@@ -3,8 +3,9 @@
 // (120 mm) whose rotation axis stands 13 pixels off the detector's centre (the stage: source and detector
 // offsets) with the detector rolled 0.2 degree, from the nominal geometry: GeometryCalibration, auto
 // (opposite views, then the sharpness of FDK slices), offset and roll, the slices' FDK on the CPU or the
-// GPU. One JSON line per hardware: the median seconds of the timed runs (after an untimed one), and what
-// was fitted against the truth.
+// GPU. One JSON line per hardware: the median seconds of the timed runs (after an untimed one), what was
+// fitted against the truth, and the median run's stages (seconds and counts: the opposite views'
+// preparation and registration, the slices' filtering, backprojection, transfers and scores).
 
 #include "cbctBench.h"
 
@@ -54,6 +55,7 @@ RunCalibrate(const std::string & hardware, const std::string & device, unsigned 
   source->Update();
 
   std::vector<double> seconds;
+  std::vector<GeometryCalibrationResult> results;
   GeometryCalibrationResult result;
   for (unsigned int r = 0; r <= runs; ++r)
   {
@@ -67,16 +69,33 @@ RunCalibrate(const std::string & hardware, const std::string & device, unsigned 
     result = calibration->Compute();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (r > 0)
+    {
       seconds.push_back(s);
+      results.push_back(result);
+    }
+  }
+  // The stages of the median run.
+  std::vector<std::size_t> order(seconds.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return seconds[a] < seconds[b]; });
+  const GeometryCalibrationResult & median = results[order[order.size() / 2]];
+  std::string stages;
+  for (const CalibrationStageTime & t : median.timings)
+  {
+    char entry[512];
+    std::snprintf(entry, sizeof(entry), "%s{\"stage\":\"%s\",\"s\":%.3f,\"count\":%u}", stages.empty() ? "" : ",",
+                  t.stage.c_str(), t.seconds, t.count);
+    stages += entry;
   }
   std::sort(seconds.begin(), seconds.end());
   const auto * offset = result.Find("offset");
   const auto * roll = result.Find("roll");
   std::printf("{\"problem\":\"S\",\"method\":\"calibrate\",\"hardware\":\"%s\",\"device\":\"%s\",\"run\":\"median\","
               "\"projections\":%u,\"runs\":%u,\"total_s\":%.3f,\"offset_px\":%.4f,\"offset_truth_px\":%.1f,"
-              "\"roll_deg\":%.4f,\"roll_truth_deg\":%.2f,\"fit\":\"%s\"}\n",
+              "\"roll_deg\":%.4f,\"roll_truth_deg\":%.2f,\"fit\":\"%s\",\"stages\":[%s]}\n",
               hardware.c_str(), device.c_str(), projections, runs, seconds[seconds.size() / 2],
-              offset ? offset->value : 0., Offset, roll ? roll->value : 0., Roll, result.method.c_str());
+              offset ? offset->value : 0., Offset, roll ? roll->value : 0., Roll, result.method.c_str(), stages.c_str());
   std::fflush(stdout);
 }
 

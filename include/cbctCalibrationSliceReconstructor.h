@@ -84,6 +84,23 @@ public:
   ImageType::Pointer
   Reconstruct(const GeometryType * geometry, double y, unsigned int n, double spacing, unsigned int thickness = 1);
 
+  /** Where Reconstruct()'s time went since the projections were set (seconds, and how many times). The
+   * weighted and ramp-filtered rows are kept and shared by every candidate geometry whose FDK weights
+   * are the same (an axis offset of the stage, a roll, a tilt): only the backprojection runs per
+   * candidate, from the device's copy on a GPU. */
+  struct Timings
+  {
+    double filtering = 0.;      ///< FDK weighting and ramp filter (with the projections' upload on a GPU)
+    double backProjection = 0.; ///< the slabs' backprojection
+    double transfers = 0.;      ///< the projections' copy for the device and the slabs' return to the host
+    unsigned int filterings = 0, backProjections = 0;
+  };
+  const Timings &
+  GetTimings() const
+  {
+    return m_Timings;
+  }
+
 protected:
   CalibrationSliceReconstructor();
   ~CalibrationSliceReconstructor() override;
@@ -92,7 +109,11 @@ protected:
   PrintSelf(std::ostream & os, itk::Indent indent) const override;
 
 private:
-  struct CudaState; // the CudaImage copy of the projections (CUDA builds)
+  struct CudaState; // the CudaImage copy of the projections and its filtered rows (CUDA builds)
+  struct CpuState;  // the filtered rows (CPU)
+
+  void
+  ForgetFiltered();
 
   Hardware m_Hardware = Hardware::Cpu;
   RampWindow m_Window = RampWindow::Hann;
@@ -100,6 +121,8 @@ private:
   bool m_DisplacedDetectorWeighting = true;
   ImageType::ConstPointer m_Projections;
   std::unique_ptr<CudaState> m_Cuda;
+  std::unique_ptr<CpuState> m_Cpu;
+  Timings m_Timings;
 };
 
 } // namespace cbct

@@ -50,6 +50,15 @@ struct ConeBeamCT_EXPORT CalibrationScoreCurve
  * always holds a geometry fitted from the data.
  * \ingroup ConeBeamCT
  */
+/** Where a calibration's time went: one stage (e.g. "opposite views: registration"), its seconds and how
+ * many times it ran. */
+struct ConeBeamCT_EXPORT CalibrationStageTime
+{
+  std::string stage;
+  double seconds = 0.;
+  unsigned int count = 0;
+};
+
 class ConeBeamCT_EXPORT GeometryCalibrationResult
 {
 public:
@@ -62,6 +71,14 @@ public:
   std::vector<std::string> warnings; ///< what the caller should be told even without --verbose
   std::string method;                ///< e.g. "opposite views, then sharpness"
   double pixelSize = 1.;             ///< detector pixel along u (mm): converts the offset
+  std::vector<CalibrationStageTime> timings; ///< where the time went, in order (--verbose, cbct-bench)
+
+  /** Adds `seconds` and `count` to the stage named `stage` (appended when new). */
+  void
+  AddTiming(const std::string & stage, double seconds, unsigned int count = 1);
+  /** One line per stage: "opposite views: registration 1.234 s (97 times)". */
+  std::vector<std::string>
+  DescribeTimings() const;
 
   /** The parameter named `name`, or null. */
   const CalibrationParameter *

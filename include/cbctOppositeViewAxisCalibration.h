@@ -52,13 +52,14 @@ namespace cbct
  *    value), then quadratic fits of the cost on 3 x 3 grids of offset and roll, moved and halved down
  *    to a tenth of a binned pixel, on finer and finer binnings up to 256 columns (derivative-free: the
  *    cost is flat along the roll, where Gauss-Newton's curvature estimate made its steps crawl).
- *  - Interpolation: the views are smoothed by a Gaussian of two binned pixels first, and each row's own
- *    samples are moved along u (by the same fraction of a pixel for the whole row) and both sides along
- *    v (by half their difference) so that a sample and its interpolated conjugate fall at the same
- *    fraction of a pixel and are smoothed alike. Bilinear interpolation of the conjugates alone made the
- *    cost prefer candidates whose conjugates fall on pixel centres: the roll, which changes the cost
- *    very little on a coarse detector, came out 0.23 or 0.37 degree for 0.3 on 128 rows, depending on
- *    where the axis falls within a pixel, and 0.28 for 0.5 on 64 rows; now 0.30, 0.31 and 0.47.
+ *  - Interpolation: the views are smoothed by a Gaussian of two binned pixels first. Bilinear
+ *    interpolation of the conjugates' sharp edges errs by an amount that changes with where they fall
+ *    between pixels, and the cost, very flat along the roll on a coarse detector, preferred candidates
+ *    whose conjugates fall on pixel centres: 0.23 or 0.37 degree for a roll of 0.3 on 128 rows (the axis
+ *    on a pixel, or a quarter pixel off one) with a Gaussian of one pixel, 0.285 and 0.316 with two; 0.28
+ *    and 0.42 for 0.5 on 64 rows. (Interpolating the own samples alike, at the conjugates' fraction of a
+ *    pixel, helped on these coarse detectors but moved the roll of a 512-column scan from 0.216 to 0.31
+ *    for 0.2: not done.)
  *  - Uncertainty: jackknife over eight groups of views (each group left out in turn): the spread of
  *    estimates from different angles, which includes the cone beam's approximation, not only noise.
  *

@@ -183,6 +183,7 @@ GeometryCalibration::Compute()
   if (const CalibrationParameter * roll = first.Find("roll"))
     result.Parameter("roll") = *roll;
   result.log.insert(result.log.begin(), first.log.begin(), first.log.end());
+  result.timings.insert(result.timings.begin(), first.timings.begin(), first.timings.end());
   result.curves.insert(result.curves.begin(), first.curves.begin(), first.curves.end());
   for (const std::string & warning : first.warnings)
     if (std::find(result.warnings.begin(), result.warnings.end(), warning) == result.warnings.end())

@@ -66,4 +66,31 @@ GeometryCalibrationResult::Describe() const
   return lines;
 }
 
+void
+GeometryCalibrationResult::AddTiming(const std::string & stage, double seconds, unsigned int count)
+{
+  for (CalibrationStageTime & t : timings)
+    if (t.stage == stage)
+    {
+      t.seconds += seconds;
+      t.count += count;
+      return;
+    }
+  timings.push_back({ stage, seconds, count });
+}
+
+std::vector<std::string>
+GeometryCalibrationResult::DescribeTimings() const
+{
+  std::vector<std::string> lines;
+  for (const CalibrationStageTime & t : timings)
+  {
+    std::ostringstream line;
+    line << t.stage << " " << std::fixed << std::setprecision(3) << t.seconds << " s (" << t.count
+         << (t.count == 1 ? " time)" : " times)");
+    lines.push_back(line.str());
+  }
+  return lines;
+}
+
 } // namespace cbct

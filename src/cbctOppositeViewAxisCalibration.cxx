@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -23,11 +24,11 @@ constexpr double Pi = 3.14159265358979323846;
 using ImageType = itk::Image<float, 3>;
 /** The views' smoothing before they are compared: a binomial kernel of this order, a Gaussian of two
  * pixels (variance order / 4). Bilinear interpolation errs less on smooth views, and its error, which
- * changes with where a conjugate falls between pixels, made the cost rough in the roll by as much as
- * the roll itself changes it on a 128-row detector (the cost is that flat along the roll). Measured on
- * exact projections of Shepp-Logan, 128 rows: rolls of 0, 0.3 and 0.3 fitted -0.055, 0.288 and 0.370
- * with a Gaussian of one pixel (the axis on a pixel, and a quarter pixel off one), -0.016, 0.300 and
- * 0.314 with two; 64 rows (XVI): 0.43 and 0.47 for 0.5. */
+ * changes with where a conjugate falls between pixels, pulled the roll toward candidates whose conjugates
+ * fall on pixel centres: the cost is so flat along the roll on a coarse detector that the pull moved it by
+ * a fifth. Measured on exact projections of Shepp-Logan, 128 rows, a roll of 0.3 degree with the axis on
+ * a pixel and a quarter pixel off one: 0.227 and 0.368 with a Gaussian of one pixel, 0.285 and 0.316
+ * with two; a roll of 0 gave 0.000; 64 rows (XVI-like) 0.28 and 0.42 for 0.5. */
 constexpr unsigned int SmoothingOrder = 16;
 
 /** Every view at one binning, and the mean view (or none). */
@@ -193,9 +194,23 @@ public:
   }
 
   /** Each compared view's weighted squared differences against the conjugates, for correction c. */
+  /** Seconds spent in Evaluate() and how many times it ran. */
+  double
+  Seconds() const
+  {
+    return m_Seconds;
+  }
+  unsigned int
+  Evaluations() const
+  {
+    return m_Evaluations;
+  }
+
   ViewSums
   Evaluate(const LevelImages & level, const AxisCorrection & c) const
   {
+    const auto started = std::chrono::steady_clock::now();
+    ++m_Evaluations;
     constexpr double Taper = 4.; // pixels over which a pixel's weight falls to 0 at a detector edge
     const auto geometry = c.Apply(m_Nominal);
     const unsigned int n = geometry->GetNumberOfProjections();
@@ -247,17 +262,17 @@ public:
       const float * r1 = ny > 1 ? r0 + nx : r0;
       return (1. - ty) * ((1. - tx) * r0[x0] + tx * r0[x0 + 1]) + ty * ((1. - tx) * r1[x0] + tx * r1[x0 + 1]);
     };
-    // Where the own view's sample at fractional column fx (row y) is measured from the other side: the
+    // Where the own view's pixel (x, y) is measured from the other side: the
     // two views bracketing the conjugate source (interpolated in angle), their columns and rows, and the
     // sample's weight (0 where a sample leaves the detector); false without a conjugate.
     struct Conjugates
     {
       const float * views[2];
       double fx[2], fy[2], share[2];
-      double weight = 0., column = 0., row = 0.;
+      double weight = 0.;
     };
-    auto conjugateOf = [&](double fxOwn, int y, const ViewRays & ra, unsigned int a, Conjugates & c) {
-      const double u = level.u0 + fxOwn * level.su;
+    auto conjugateOf = [&](int x, int y, const ViewRays & ra, unsigned int a, Conjugates & c) {
+      const double u = level.u0 + x * level.su;
       const double v = level.v0 + y * level.sv;
       // The ray: source + t * d, d = inverse * (u, v, 1).
       double d[3];
@@ -279,8 +294,7 @@ public:
         return false;
       const double into = ThreeDCircularProjectionGeometry::WrapAngle(azimuth - sorted[i1].first);
       const double w2 = std::clamp(into / gaps[i1], 0., 1.);
-      c.weight = taper(fxOwn, nx) * taper(y, ny);
-      c.column = c.row = 0.;
+      c.weight = taper(x, nx) * taper(y, ny);
       for (int side = 0; side < 2; ++side)
       {
         const unsigned int k = side == 0 ? sorted[i1].second : sorted[i2].second;
@@ -299,20 +313,17 @@ public:
         c.fx[side] = fx;
         c.fy[side] = fy;
         c.share[side] = share;
-        c.column += share * fx;
-        c.row += share * fy;
       }
       return c.weight > 0.;
     };
-    // The conjugates' value (less the mean view's) with their rows moved by dy.
-    auto conjugateValue = [&](const Conjugates & c, double dy) {
+    // The conjugates' value (less the mean view's).
+    auto conjugateValue = [&](const Conjugates & c) {
       double value = 0.;
       for (int side = 0; side < 2; ++side)
       {
-        const double fy = std::clamp(c.fy[side] + dy, 0., ny - 1.);
-        double s = sample(c.views[side], c.fx[side], fy);
+        double s = sample(c.views[side], c.fx[side], c.fy[side]);
         if (mean)
-          s -= sample(mean, c.fx[side], fy);
+          s -= sample(mean, c.fx[side], c.fy[side]);
         value += c.share[side] * s;
       }
       return value;
@@ -329,39 +340,15 @@ public:
         for (int y = 0; y < ny; y += rowStride)
         {
           double squares = 0., weights = 0.;
-          // Matched interpolation: the conjugate is interpolated between pixels, which smooths it by an
-          // amount that depends on where it falls between them, and the own pixel was not; the cost then
-          // preferred candidates whose conjugates fall on pixel centres and biased the roll (measured: 0.23
-          // and 0.37 degree for 0.3, with the axis on a pixel and a quarter pixel off one). So the own
-          // samples are moved along u by s, the same for the whole row, such that own and conjugate fall
-          // at the same fraction of a pixel: the conjugate column of own column x is C - x (in the orbit's
-          // plane the conjugate ray is the mirror image about the projected axis), so s = frac(C / 2). When
-          // C / 2 passes an integer, s wraps from 1 to 0 and the samples stay the same lattice.
-          double shift = 0.;
-          for (int x : { nx / 2, nx / 4, (3 * nx) / 4, nx / 8, (7 * nx) / 8 })
-            {
-              Conjugates c;
-              if (conjugateOf(x, y, ra, a, c))
-              {
-                shift = 0.5 * (c.column + x) - std::floor(0.5 * (c.column + x));
-                break;
-              }
-            }
-          for (int x = 0; x + shift <= nx - 1.; ++x)
+          for (int x = 0; x < nx; ++x)
           {
-            const double ox = x + shift;
             Conjugates c;
-            if (!conjugateOf(ox, y, ra, a, c))
+            if (!conjugateOf(x, y, ra, a, c))
               continue;
-            // Along v the conjugate falls at row y + dv (dv is small: the roll's doing, the conjugate point
-            // is magnified alike in both views); own and conjugate are read at y - dv / 2 and y + dv / 2,
-            // equally smoothed by their interpolation.
-            const double dv = c.row - y;
-            const double oy = std::clamp(y - 0.5 * dv, 0., ny - 1.);
-            double own = sample(view, ox, oy);
+            double own = view[static_cast<std::size_t>(y) * nx + x];
             if (mean)
-              own -= sample(mean, ox, oy);
-            const double residual = own - conjugateValue(c, -0.5 * dv);
+              own -= mean[static_cast<std::size_t>(y) * nx + x];
+            const double residual = own - conjugateValue(c);
             squares += c.weight * residual * residual;
             weights += c.weight;
           }
@@ -370,6 +357,7 @@ public:
         }
       },
       nullptr);
+    m_Seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return sums;
   }
 
@@ -377,6 +365,8 @@ private:
   ThreeDCircularProjectionGeometry::ConstPointer m_Nominal;
   std::vector<unsigned int> m_Compared;
   double m_ConeSlope;
+  mutable double m_Seconds = 0.;
+  mutable unsigned int m_Evaluations = 0;
 };
 
 /** The costs of a 3 x 3 grid of corrections about a centre (offset step i - 1, roll step j - 1). */
@@ -524,6 +514,18 @@ OppositeViewAxisCalibration::Compute()
     result.warnings.push_back("the object leaves the detector on its " + truncated +
                               " side in most views: rays are compared only where both sides measured them");
 
+  // Where the time goes (--verbose, cbct-bench): the views' preparation and the registration.
+  using Clock = std::chrono::steady_clock;
+  double preparation = 0.;
+  unsigned int levels = 0;
+  auto makeLevel = [&](unsigned int binning, const ImageType * mean) {
+    const auto started = Clock::now();
+    LevelImages level = MakeLevel(projections, binning, mean);
+    preparation += std::chrono::duration<double>(Clock::now() - started).count();
+    ++levels;
+    return level;
+  };
+  const auto meanStarted = Clock::now();
   // The mean view of a full scan (flat-field errors stand still on the detector).
   ImageType::Pointer meanView;
   if (m_SubtractMeanView && fullScan)
@@ -545,6 +547,7 @@ OppositeViewAxisCalibration::Compute()
     log("opposite views: the mean of all " + std::to_string(n) + " views subtracted (stationary flat-field errors leave "
         "the comparison)");
   }
+  preparation += std::chrono::duration<double>(Clock::now() - meanStarted).count();
 
   // Rays within MaximumConeAngle of the orbit's plane: a steeper ray's conjugate misses it by twice the
   // slope times the depth of what it crosses, and that mismatch biased the roll (see the class comment).
@@ -570,7 +573,7 @@ OppositeViewAxisCalibration::Compute()
     finestBinning *= 2;
   const double searchPixels = m_SearchRange > 0. ? m_SearchRange : 0.25 * size[0];
   {
-    const LevelImages level = MakeLevel(projections, coarse, meanView);
+    const LevelImages level = makeLevel(coarse, meanView);
     const int steps = std::max(2, static_cast<int>(std::ceil(searchPixels / coarse)));
     std::vector<double> offsets, costs;
     double largestWeight = 0.;
@@ -614,7 +617,7 @@ OppositeViewAxisCalibration::Compute()
   double lastOffsetStep = 0., lastRollStep = 0.;
   for (unsigned int binning = coarse; binning >= finestBinning; binning /= 2)
   {
-    const LevelImages level = MakeLevel(projections, binning, meanView);
+    const LevelImages level = makeLevel(binning, meanView);
     // Steps of a binned pixel on the coarsest level, half of one on the next (the previous level found
     // the axis to a tenth of its pixel), down to a tenth of a binned pixel; the quadratic's minimum then
     // places the axis well within the last step.
@@ -703,11 +706,18 @@ OppositeViewAxisCalibration::Compute()
                  : std::string()) +
       " (jackknife over " + std::to_string(groups) + " groups of views)");
 
-  if (!m_ComputeCurves)
+  auto timed = [&]() {
+    result.AddTiming("opposite views: mean view, binning and smoothing", preparation, levels);
+    result.AddTiming("opposite views: registration", registration.Seconds(), registration.Evaluations());
+    for (const std::string & line : result.DescribeTimings())
+      log("timing: " + line);
     return result;
+  };
+  if (!m_ComputeCurves)
+    return timed();
   // 4. The cost against each parameter about the fit, for reports (on at most 256 columns).
   const unsigned int curveBinning = std::max(finestBinning, detail::BinningForColumns(static_cast<unsigned int>(size[0]), 256));
-  const LevelImages curveLevel = curveBinning == finestBinning ? finest : MakeLevel(projections, curveBinning, meanView);
+  const LevelImages curveLevel = curveBinning == finestBinning ? finest : makeLevel(curveBinning, meanView);
   auto curve = [&](const std::string & parameter, double centre, double halfWidth, auto set) {
     CalibrationScoreCurve scores;
     scores.parameter = parameter;
@@ -731,7 +741,7 @@ OppositeViewAxisCalibration::Compute()
   if (m_FitRoll)
     curve("roll", c.roll * 180. / Pi, std::max(0.5, 6. * rollSigma),
           [&](AxisCorrection & a, double value) { a.roll = value * Pi / 180.; });
-  return result;
+  return timed();
 }
 
 void

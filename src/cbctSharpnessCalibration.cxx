@@ -5,6 +5,7 @@
 #include "cbctInputChecks.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -224,9 +225,14 @@ SharpnessCalibration::Compute()
 
   // The levels: binnings from the coarsest (64 columns or more) to the finest (MaximumColumns or fewer).
   Level level;
+  using Clock = std::chrono::steady_clock;
+  double binningSeconds = 0., scoreSeconds = 0.;
+  unsigned int binnings = 0, scores = 0;
   auto useLevel = [&](unsigned int binning) {
     if (level.binning == binning)
       return;
+    const auto started = Clock::now();
+    ++binnings;
     const auto target =
       std::max<unsigned int>(MinimumViews, static_cast<unsigned int>(std::ceil(0.5 * Pi * columns / binning)));
     const std::vector<unsigned int> chosen = detail::EvenlySpreadViews(views, target);
@@ -244,6 +250,7 @@ SharpnessCalibration::Compute()
     level.voxel = binning * pixel / magnification;
     level.voxels = std::max(8u, static_cast<unsigned int>(std::ceil(2. * radius / level.voxel)) + 1);
     reconstructor->SetProjections(level.projections);
+    binningSeconds += std::chrono::duration<double>(Clock::now() - started).count();
   };
 
   std::map<std::vector<double>, double> cache;
@@ -255,7 +262,10 @@ SharpnessCalibration::Compute()
     const auto geometry = c.Apply(level.geometry);
     const auto slab = reconstructor->Reconstruct(geometry, heights[slice], level.voxels, level.voxel, 1);
     ++m_NumberOfReconstructions;
+    const auto started = Clock::now();
     const double value = SharpnessScore::Compute(m_Measure, slab, scoreRadius);
+    scoreSeconds += std::chrono::duration<double>(Clock::now() - started).count();
+    ++scores;
     if (!std::isfinite(value))
       itkExceptionMacro(<< "sharpness calibration: the slice at height " << detail::Fixed(heights[slice], 3)
                         << " mm reconstructed with non-finite values");
@@ -631,6 +641,19 @@ SharpnessCalibration::Compute()
             [&](AxisCorrection & a, double value) { a.tilt = value * Pi / 180.; });
   }
   log("sharpness: " + std::to_string(m_NumberOfReconstructions) + " slices reconstructed");
+  const CalibrationSliceReconstructor::Timings & t = reconstructor->GetTimings();
+  result.AddTiming("sharpness: binning and thinning the views", binningSeconds, binnings);
+  result.AddTiming(std::string("sharpness: FDK weighting and ramp filter (") +
+                     (m_Hardware == Hardware::Cuda ? "GPU" : "CPU") + ", shared by the candidates)",
+                   t.filtering, t.filterings);
+  result.AddTiming(std::string("sharpness: FDK backprojection of the slices (") +
+                     (m_Hardware == Hardware::Cuda ? "GPU" : "CPU") + ")",
+                   t.backProjection, t.backProjections);
+  if (m_Hardware == Hardware::Cuda)
+    result.AddTiming("sharpness: transfers (projections to the GPU's image, slices back)", t.transfers, 0);
+  result.AddTiming("sharpness: scores of the slices", scoreSeconds, scores);
+  for (const std::string & line : result.DescribeTimings())
+    log("timing: " + line);
   return result;
 }
 

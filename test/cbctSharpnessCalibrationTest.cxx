@@ -1,6 +1,8 @@
 // SharpnessCalibration and SharpnessScore on simulated scans with a known axis offset and roll: full and
 // short scans, noise, and the inputs it refuses.
 #include "cbctCalibrationTestProblem.h"
+#include "cbctCalibrationSliceReconstructor.h"
+#include "cbctFDKConeBeamReconstructionFilter.h"
 #include "cbctSharpnessCalibration.h"
 
 #include <gtest/gtest.h>
@@ -208,3 +210,67 @@ TEST(SharpnessCalibration, BadRollNotDetermined)
   }
 }
 } // namespace
+
+namespace
+{
+/** FDK of the slab at height y (n x 1 x n voxels of `spacing`) with the composite filter, from scratch. */
+ImageType::Pointer
+FreshSlab(const ImageType * projections, const ThreeDCircularProjectionGeometry * geometry, double y, unsigned int n,
+          double spacing)
+{
+  auto grid = ConstantImageSource<ImageType>::New();
+  grid->SetSize(ImageType::SizeType{ { n, 1, n } });
+  ImageType::SpacingType s;
+  s.Fill(spacing);
+  grid->SetSpacing(s);
+  ImageType::PointType origin;
+  origin[0] = origin[2] = -0.5 * (n - 1.) * spacing;
+  origin[1] = y;
+  grid->SetOrigin(origin);
+  grid->SetConstant(0.f);
+  auto fdk = FDKConeBeamReconstructionFilter<ImageType>::New();
+  fdk->SetInput(0, grid->GetOutput());
+  fdk->SetProjections(projections);
+  fdk->SetGeometry(geometry);
+  fdk->GetRampFilter()->SetWindow(RampWindow::Hann);
+  fdk->GetWeightFilter()->SetDisplacedDetectorWeighting(false);
+  fdk->Update();
+  ImageType::Pointer slab = fdk->GetOutput();
+  slab->DisconnectPipeline();
+  return slab;
+}
+} // namespace
+
+TEST(CalibrationSliceReconstructor, SharedFilteringMatchesAFreshFDK)
+{
+  // The candidates of one height share one filtering when their FDK weights are the same (stage offsets
+  // and rolls); a detector offset moves the principal point and a new height needs other rows: each
+  // filters anew. Every slab is the composite FDK's.
+  const CalibrationScan scan = MakeCalibrationScan(ScanKind::Full, 13., 0.5);
+  auto reconstructor = CalibrationSliceReconstructor::New();
+  reconstructor->SetProjections(scan.projections);
+  reconstructor->SetDisplacedDetectorWeighting(false);
+  struct Candidate
+  {
+    double offset, roll, y;
+    AxisCorrection::OffsetModel model;
+  };
+  const auto stage = AxisCorrection::OffsetModel::Stage, detector = AxisCorrection::OffsetModel::Detector;
+  const std::vector<Candidate> candidates = { { 13., 0.5, 0., stage },   { 12., 0.5, 0., stage },
+                                              { 13.5, 0.3, 0., stage },  { 13., 0.8, 0., stage },
+                                              { 13., 0.5, 0., detector }, { 13., 0.5, 2.5, stage } };
+  for (const Candidate & c : candidates)
+  {
+    AxisCorrection correction;
+    correction.offset = c.offset * CalibrationPixel;
+    correction.roll = c.roll * DegreesToRadians;
+    correction.model = c.model;
+    const auto geometry = correction.Apply(scan.nominal);
+    const auto shared = reconstructor->Reconstruct(geometry, c.y, 64, 0.15, 1);
+    const auto fresh = FreshSlab(scan.projections, geometry, c.y, 64, 0.15);
+    EXPECT_LT(RelativeDifference(shared, fresh), 1e-5) << "offset " << c.offset << ", roll " << c.roll << ", height "
+                                                       << c.y << ", " << AxisCorrection::ModelName(c.model);
+  }
+  EXPECT_EQ(reconstructor->GetTimings().filterings, 3u);
+  EXPECT_EQ(reconstructor->GetTimings().backProjections, candidates.size());
+}
