@@ -27,7 +27,8 @@ namespace cbct
  *   1. varian  Varian TrueBeam/ProBeam/Halcyon (Scan.xml + XIM) and OBI (ProjectionInfo.xml + HND)
  *   2. elekta  Elekta XVI (_Frames.xml or FRAME.DBF/IMAGE.DBF + HIS)
  *   3. nikon   Nikon/X-Tek (.xtekct + TIFF)
- *   4. bruker  Bruker SkyScan (.log + TIFF): a .log file is the most generic mark, hence last
+ *   4. dicomctpd DICOM-CT-PD (AAPM/Mayo CT projection data: DICOM files with its private tags)
+ *   5. bruker  Bruker SkyScan (.log + TIFF): a .log file is the most generic mark, hence last
  * A vendor appears in the table once its reader is part of the library. Open(path, format) skips
  * the detection: the named vendor opens the path, and its own message says what is missing. When
  * no vendor recognises the path, the error lists what each one looked for.

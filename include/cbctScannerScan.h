@@ -20,7 +20,7 @@ namespace cbct
  * projection files in acquisition order, the geometry in RTK's convention, the detector grid, and
  * how the detector readings become line integrals.
  *
- * One subclass per vendor layout (VarianScan, ElektaXVIScan, NikonScan, BrukerScan), each with
+ * One subclass per vendor layout (VarianScan, ElektaXVIScan, NikonScan, BrukerScan, DicomCTPDScan), each with
  *   static bool Recognizes(const std::string & path);   // cheap: names and a few bytes
  *   static Pointer Open(const std::string & path);       // headers and geometry files, no pixels
  * Open() throws itk::ExceptionObject with a one-line message naming the file and what is wrong
@@ -134,10 +134,20 @@ protected:
   }
 
   /** Appends each projection of `from` to `to`: by its RTK parameters, or by its matrix when it was
-   * given as one (the parameters are exact; a matrix-only projection has none). */
+   * given as one (the parameters are exact; a matrix-only projection has none). The detector's
+   * RadiusCylindricalDetector comes along into an empty `to`; a `to` of another detector throws. */
   static void
   AppendProjections(ThreeDCircularProjectionGeometry * to, const ThreeDCircularProjectionGeometry * from)
   {
+    const double radius = from->GetRadiusCylindricalDetector();
+    if (radius != to->GetRadiusCylindricalDetector())
+    {
+      if (to->GetNumberOfProjections() != 0)
+        itkGenericExceptionMacro(<< "scans of different detectors in one geometry: RadiusCylindricalDetector "
+                                 << to->GetRadiusCylindricalDetector() << " mm and " << radius
+                                 << " mm (0: flat); expected one detector");
+      to->SetRadiusCylindricalDetector(radius);
+    }
     for (unsigned int k = 0; k < from->GetNumberOfProjections(); ++k)
     {
       if (from->HasParameters(k))

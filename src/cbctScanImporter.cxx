@@ -2,6 +2,7 @@
 
 #include "cbctBrukerScan.h"
 #include "cbctDetectorAxisMiss.h"
+#include "cbctDicomCTPDScan.h"
 #include "cbctElektaXVIScan.h"
 #include "cbctImageFileContents.h"
 #include "cbctMissingAirScanError.h"
@@ -366,6 +367,13 @@ ScanImporter::Vendors()
       "a .xtekct file, or a folder holding one",
       [](const std::string & path) { return NikonScan::Recognizes(path); },
       [](const std::string & path) -> ScannerScan::Pointer { return NikonScan::Open(path).GetPointer(); } },
+    { "dicomctpd",
+      "DICOM-CT-PD CT projection data (AAPM/Mayo low-dose CT, TCIA LDCT-and-Projection-data: one DICOM file per "
+      "projection)",
+      "a DICOM file holding (7029,1010) NumberofDetectorRows and (7031,1001) DetectorFocalCenterAngularPosition, or "
+      "a folder whose first DICOM file is one",
+      [](const std::string & path) { return DicomCTPDScan::Recognizes(path); },
+      [](const std::string & path) -> ScannerScan::Pointer { return DicomCTPDScan::Open(path).GetPointer(); } },
     { "bruker",
       "Bruker SkyScan micro-CT (.log + TIFF, flat and dark fields)",
       "a .log file whose start holds [System] and [Acquisition], or a folder holding one",

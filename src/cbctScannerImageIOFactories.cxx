@@ -1,5 +1,6 @@
 #include "cbctScannerImageIOFactories.h"
 
+#include "cbctDicomCTPDImageIOFactory.h"
 #include "cbctHisImageIOFactory.h"
 #include "cbctHndImageIOFactory.h"
 #include "cbctXimImageIOFactory.h"
@@ -34,6 +35,7 @@ RegisterScannerImageIOFactories()
   RegisterOnce<XimImageIOFactory>();
   RegisterOnce<HndImageIOFactory>();
   RegisterOnce<HisImageIOFactory>();
+  RegisterOnce<DicomCTPDImageIOFactory>();
 }
 
 namespace
