@@ -23,7 +23,7 @@ else
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(cbctFuzzGeometryXml cbctFuzzPhantomFile cbctFuzzProjectionFile cbctFuzzHisFile cbctFuzzDBaseTable cbctFuzzXviFrames cbctFuzzVarianXml cbctFuzzXimFile cbctFuzzHndFile cbctFuzzMicroCTScan)
+  targets=(cbctFuzzGeometryXml cbctFuzzPhantomFile cbctFuzzProjectionFile cbctFuzzHisFile cbctFuzzDBaseTable cbctFuzzXviFrames cbctFuzzVarianXml cbctFuzzXimFile cbctFuzzHndFile cbctFuzzMicroCTScan cbctFuzzDicomCTPDFile)
 fi
 if [ -n "$total" ]; then
   seconds=$(( total / ${#targets[@]} ))
