@@ -1,4 +1,4 @@
-// cbct-import: reads a vendor's scan (Varian, Elekta, Nikon, Bruker: a folder or files) and writes its
+// cbct-import: reads a vendor's scan (Varian, Elekta, Nikon, Bruker, DICOM-CT-PD: a folder or files) and writes its
 // projections, as line integrals or as the raw readings, and its geometry in RTK's XML.
 #include "cbctAppSupport.h"
 #include "cbctDisplacedDetectorCoverage.h"
@@ -447,8 +447,8 @@ main(int argc, char ** argv)
 {
   Options o;
   CLI::App app{ "Reads a scanner's scan (Varian TrueBeam/ProBeam XIM + Scan.xml or OBI HND + ProjectionInfo.xml, Elekta "
-                "XVI HIS + _Frames.xml or FRAME.DBF, Nikon .xtekct + TIFF, Bruker SkyScan .log + TIFF: a folder or a "
-                "file, the vendor detected from its contents or forced with --format) and writes its projections as "
+                "XVI HIS + _Frames.xml or FRAME.DBF, Nikon .xtekct + TIFF, Bruker SkyScan .log + TIFF, DICOM-CT-PD CT "
+                "projection data such as the AAPM/Mayo low-dose CT scans: a folder or a file, the vendor detected from its contents or forced with --format) and writes its projections as "
                 "line integrals (the vendor's air, flood and dark calibration applied; --raw: the readings as stored, in "
                 "their integer type) and its geometry as RTK's XML (--calibrate: the rotation axis found from the "
                 "projections). Prints what it found: the format, the projections, the angles covered, the detector, "

@@ -20,10 +20,20 @@
 //       above 65535 among them. FIELD=VALUE sets an HND header field (e.g. dSAD=99999999). Beside each:
 //       expected.mha, its readings as stored (float; every value below 2^24, so exact), on the
 //       centred detector grid.
+//   cbctWriteScan dicomctpd LINEINTEGRALS GEOMETRY DIR
+//       a DICOM-CT-PD scan (one file per projection, written through GDCM; built when GDCM is found) of
+//       a cone-beam orbit without source offset across the axis or tilt (a helix of cbct-simulate
+//       --helical on a cylinder centred on the source, --detector-radius = --sdd, or a flat panel):
+//       phi0 = -gantry angle, rho0 = SID, d0 = SDD, z0 = SourceOffsetY, the central element from the
+//       detector offsets and the image's origin, values round((p + 1) x 1024) (RescaleSlope 2^-10,
+//       RescaleIntercept -1), the Mayo data's pixel layout (each detector column's rows together).
 //   cbctWriteScan varian-bench DIR COUNT WIDTH HEIGHT
 //       a Varian TrueBeam scan of COUNT compressed XIMs of WIDTH x HEIGHT over 360 degrees, whose pixels
 //       look like a patient's (a smooth field with noise: the compressed stream has differences of 1,
 //       2 and 4 bytes), for timing cbct-import.
+#ifdef CBCT_WRITE_DICOMCTPD
+#include "../cbctDicomCTPDTestFiles.h"
+#endif
 #include "../cbctElektaTestFiles.h"
 #include "../cbctVarianTestFiles.h"
 
@@ -101,6 +111,56 @@ WriteElekta(const Input & in, const fs::path & dir)
   WriteText(dir / "_Frames.xml", cbct::test::FramesXml(frames));
   return 0;
 }
+
+#ifdef CBCT_WRITE_DICOMCTPD
+int
+WriteDicomCTPD(const Input & in, const fs::path & dir)
+{
+  const auto size = in.projections->GetLargestPossibleRegion().GetSize();
+  const auto spacing = in.projections->GetSpacing();
+  const auto origin = in.projections->GetOrigin();
+  const double radius = in.geometry->GetRadiusCylindricalDetector();
+  fs::create_directories(dir);
+  const float * pixels = in.projections->GetBufferPointer();
+  // The reader's grid is centred: the image's own origin becomes part of the detector offsets.
+  const double shiftU = origin[0] + 0.5 * (size[0] - 1.) * spacing[0];
+  const double shiftV = origin[1] + 0.5 * (size[1] - 1.) * spacing[1];
+  for (unsigned int k = 0; k < size[2]; ++k)
+  {
+    const auto & g = in.geometry->GetParameters(k);
+    if (g.sourceOffsetX != 0. || g.inPlaneAngle != 0. || g.outOfPlaneAngle != 0. || g.sourceToDetectorDistance == 0. ||
+        (radius != 0. && std::abs(radius - g.sourceToDetectorDistance) > 1e-9 * radius))
+      throw std::runtime_error("projection " + std::to_string(k) +
+                               ": a source offset across the axis, a tilt, parallel beam or a cylinder not centred on "
+                               "the source, which this writer does not write");
+    cbct::test::CTPDProjection p;
+    p.columns = static_cast<unsigned int>(size[0]);
+    p.rows = static_cast<unsigned int>(size[1]);
+    p.columnSpacing = static_cast<float>(spacing[0]);
+    p.rowSpacing = static_cast<float>(spacing[1]);
+    p.shape = radius != 0. ? "CYLINDRICAL" : "FLAT";
+    p.phi0 = static_cast<float>(-g.gantryAngle);
+    p.rho0 = static_cast<float>(g.sourceToIsocenterDistance);
+    p.d0 = static_cast<float>(g.sourceToDetectorDistance);
+    p.z0 = static_cast<float>(g.sourceOffsetY);
+    p.centralColumn = static_cast<float>(0.5 * (size[0] + 1.) - (g.projectionOffsetX + shiftU) / spacing[0]);
+    p.centralRow = static_cast<float>(0.5 * (size[1] + 1.) + (g.projectionOffsetY + shiftV - g.sourceOffsetY) / spacing[1]);
+    p.instance = static_cast<int>(k + 1);
+    p.stored.assign(size[0] * size[1], 0);
+    for (unsigned int j = 0; j < size[1]; ++j)
+      for (unsigned int i = 0; i < size[0]; ++i)
+      {
+        const double value = std::round((double(pixels[(k * size[1] + j) * size[0] + i]) + 1.) * 1024.);
+        p.stored[cbct::test::StoredIndex(p, i + 1, static_cast<unsigned int>(size[1]) - j)] =
+          static_cast<std::uint16_t>(std::clamp(value, 0., 65535.));
+      }
+    char name[64];
+    std::snprintf(name, sizeof name, "%06u.dcm", k + 1);
+    cbct::test::WriteCTPD((dir / name).string(), p);
+  }
+  return 0;
+}
+#endif
 
 /** Scan.xml of a TrueBeam scan with this fan and bowtie. */
 std::string
@@ -279,11 +339,15 @@ main(int argc, char ** argv)
       const Input input = ReadInput(argv[2], argv[3]);
       return mode == "elekta" ? WriteElekta(input, argv[4]) : WriteVarian(input, argv[4]);
     }
+#ifdef CBCT_WRITE_DICOMCTPD
+    if (mode == "dicomctpd" && argc == 5)
+      return WriteDicomCTPD(ReadInput(argv[2], argv[3]), argv[4]);
+#endif
     if (mode == "varian-bench" && argc == 6)
       return WriteVarianBench(argv[2], std::stoi(argv[3]), std::stoi(argv[4]), std::stoi(argv[5]));
     if (mode == "varian-lone" && argc >= 3)
       return WriteVarianLone(argv[2], std::vector<std::string>(argv + 3, argv + argc));
-    std::cerr << "usage: cbctWriteScan elekta|varian LINEINTEGRALS GEOMETRY DIR, varian-bench DIR COUNT WIDTH HEIGHT, "
+    std::cerr << "usage: cbctWriteScan elekta|varian|dicomctpd LINEINTEGRALS GEOMETRY DIR, varian-bench DIR COUNT WIDTH HEIGHT, "
                  "or varian-lone DIR [FIELD=VALUE ...]\n";
     return 2;
   }

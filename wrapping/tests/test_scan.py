@@ -91,7 +91,7 @@ def test_errors(xvi, work):
     folder = xvi[0]
     with pytest.raises(FileNotFoundError, match="no such file or folder"):
         cbct.read_scan(os.path.join(str(work), "nowhere"))
-    with pytest.raises(ValueError, match="format is 'siemens'; expected one of varian, elekta, nikon, bruker"):
+    with pytest.raises(ValueError, match="format is 'siemens'; expected one of varian, elekta, nikon, dicomctpd, bruker"):
         cbct.read_scan(folder, format="siemens")
     empty = os.path.join(str(work), "empty")
     os.makedirs(empty, exist_ok=True)

@@ -23,7 +23,8 @@ def read_scan(
 
     The vendor is detected from the path's contents (Varian TrueBeam/ProBeam ``Scan.xml`` + XIM or OBI
     ``ProjectionInfo.xml`` + HND, Elekta XVI ``_Frames.xml`` or ``FRAME.DBF`` + HIS, Nikon ``.xtekct``
-    + TIFF, Bruker SkyScan ``.log`` + TIFF), or named by ``format``. The projection files are read in
+    + TIFF, Bruker SkyScan ``.log`` + TIFF, DICOM-CT-PD CT projection data such as the AAPM/Mayo
+    low-dose CT scans), or named by ``format``. The projection files are read in
     parallel and stacked on the detector grid the vendor's files give; the geometry is converted to
     RTK's convention (docs/guide/scanner-data.md lists what is read from each vendor's files).
 
@@ -33,7 +34,7 @@ def read_scan(
         The scan's folder, or its file (a ``.xtekct``, a ``_Frames.xml``, a lone ``.xim``, ...); several
         are read as one scan, one after the other (e.g. lone ``.xim`` files), and must share one
         detector grid.
-    format : {"varian", "elekta", "nikon", "bruker"}, optional
+    format : {"varian", "elekta", "nikon", "dicomctpd", "bruker"}, optional
         Read the scan as this vendor's, skipping the detection (the names in the order detection tries
         them).
     raw : bool
