@@ -76,7 +76,7 @@ public:
   using ConstPointer = itk::SmartPointer<const Self>;
   itkTypeMacro(DicomCTPDScan, ScannerScan);
 
-  /** A DICOM-CT-PD file, or a folder whose first DICOM file (by name) is one. Never throws. */
+  /** A DICOM-CT-PD file, or a folder one of whose first three DICOM files (by name) is one. Never throws. */
   static bool
   Recognizes(const std::string & path);
   /** Reads every file's header (not its pixels) and builds the geometry; throws an itk::ExceptionObject
@@ -86,6 +86,9 @@ public:
 
   void
   ToLineIntegrals(ProjectionsType * readings) const override;
+  /** DicomCTPDImageIO: ITK's GDCMImageIO, registered in the apps, claims every DICOM file too. */
+  itk::ImageIOBase::Pointer
+  ProjectionImageIO() const override;
 
   /** The format's fields of projection k, as read (DicomCTPDFile's per-projection fields). */
   struct View

@@ -57,6 +57,12 @@ public:
   }
   ThreeDCircularProjectionGeometry::Pointer
   Geometry() const override;
+  /** The first scan's. */
+  itk::ImageIOBase::Pointer
+  ProjectionImageIO() const override
+  {
+    return m_Scans.empty() ? nullptr : m_Scans.front()->ProjectionImageIO();
+  }
   std::array<double, 2>
   DetectorSpacing() const override;
   std::array<double, 2>

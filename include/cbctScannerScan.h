@@ -5,6 +5,7 @@
 #include "cbctThreeDCircularProjectionGeometry.h"
 
 #include <itkImage.h>
+#include <itkImageIOBase.h>
 #include <itkObject.h>
 
 #include <array>
@@ -86,6 +87,16 @@ public:
   {
     return m_DetectorOrigin;
   }
+  /** The ImageIO that reads this scan's projection files, or nullptr (the default): ITK's object factory
+   * picks the reader. A format that another registered reader also claims names its own: ITK's
+   * itk::GDCMImageIO (registered in every program built with ITK's ITKImageIO group, the apps among
+   * them) reads any DICOM file, in its own orientation and rescaled, and would be asked first. */
+  virtual itk::ImageIOBase::Pointer
+  ProjectionImageIO() const
+  {
+    return nullptr;
+  }
+
   /** Turns the stacked readings into line integrals in place (air/flood normalisation, dark
    * subtraction, -log), appending one line per step to Log(). Values that cannot be converted
    * (reading <= 0 after dark subtraction) are clamped as the subclass documents, never NaN. */

@@ -80,11 +80,18 @@ DicomCTPDScan::Recognizes(const std::string & path)
   {
     if (!itksys::SystemTools::FileIsDirectory(path))
       return DicomCTPDImageIO::IsDicomCTPD(path);
+    // The first three DICOM files by name: one damaged file does not hide the scan (Open() then says
+    // what is wrong with it).
+    int looked = 0;
     for (const std::string & name : detail::FilesInFolder(path))
     {
       const std::string file = detail::JoinPath(path, name);
-      if (DicomDataSet::HasPart10Preamble(file))
-        return DicomCTPDImageIO::IsDicomCTPD(file);
+      if (!DicomDataSet::HasPart10Preamble(file))
+        continue;
+      if (DicomCTPDImageIO::IsDicomCTPD(file))
+        return true;
+      if (++looked == 3)
+        break;
     }
   }
   catch (...)
@@ -236,8 +243,11 @@ DicomCTPDScan::Open(const std::string & path)
     scan->AddToLog("TypeofProjectionData " + first.projectionDataType);
   scan->AddToLog("LogFlag " + (first.logFlag.empty() ? std::string("absent (line integrals, as the format defines)") : first.logFlag));
   if (first.waterAttenuation > 0.)
-    scan->AddToLog("water attenuation " + Number(first.waterAttenuation) + " mm^-1: HU = 1000 (mu - " +
-                   Number(first.waterAttenuation) + ") / " + Number(first.waterAttenuation));
+  {
+    std::ostringstream water;
+    water << std::setprecision(7) << first.waterAttenuation; // a float tag's digits
+    scan->AddToLog("water attenuation " + water.str() + " mm^-1: HU = 1000 (mu - " + water.str() + ") / " + water.str());
+  }
   return scan;
 }
 
@@ -253,6 +263,12 @@ DicomCTPDScan::ToLineIntegrals(ProjectionsType * readings) const
   });
   this->AddToLog("line integrals = stored value x (0028,1053) RescaleSlope + (0028,1052) RescaleIntercept, per file "
                  "(the first: x " + Number(m_Views.front().rescaleSlope) + " + " + Number(m_Views.front().rescaleIntercept) + ")");
+}
+
+itk::ImageIOBase::Pointer
+DicomCTPDScan::ProjectionImageIO() const
+{
+  return DicomCTPDImageIO::New().GetPointer();
 }
 
 std::vector<float>

@@ -269,7 +269,9 @@ FirstFile(const ScannerScan * scan, bool & measured)
   itk::ImageIOBase::Pointer io;
   try
   {
-    io = OpenImageIO(files.front(), nullptr);
+    // The scan's own reader first, where it names one (another registered reader may claim its files).
+    const itk::ImageIOBase::Pointer own = scan->ProjectionImageIO();
+    io = OpenImageIO(files.front(), own.GetPointer());
     measured = ImageFileContents::InspectAndCheck(files.front()).Measured();
   }
   catch (const itk::ExceptionObject & e)
@@ -371,7 +373,7 @@ ScanImporter::Vendors()
       "DICOM-CT-PD CT projection data (AAPM/Mayo low-dose CT, TCIA LDCT-and-Projection-data: one DICOM file per "
       "projection)",
       "a DICOM file holding (7029,1010) NumberofDetectorRows and (7031,1001) DetectorFocalCenterAngularPosition, or "
-      "a folder whose first DICOM file is one",
+      "a folder one of whose first three DICOM files is one",
       [](const std::string & path) { return DicomCTPDScan::Recognizes(path); },
       [](const std::string & path) -> ScannerScan::Pointer { return DicomCTPDScan::Open(path).GetPointer(); } },
     { "bruker",

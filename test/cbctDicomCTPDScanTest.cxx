@@ -12,6 +12,8 @@
 #include "cbctTestHelpers.h"
 #include "cbctScanImporter.h"
 
+#include <itkGDCMImageIO.h>
+#include <itkGDCMImageIOFactory.h>
 #include <itkImageFileReader.h>
 #include <itkMetaDataObject.h>
 
@@ -249,6 +251,22 @@ TEST(DicomCTPDScan, ImageIOReadsOneProjectionWithItsFields)
   });
   EXPECT_FALSE(DicomCTPDImageIO::New()->CanReadFile(plain.c_str()));
   EXPECT_TRUE(DicomCTPDImageIO::New()->CanReadFile(file.c_str()));
+}
+
+// ITK's own DICOM reader (itk::GDCMImageIO, registered in the apps through ITK's ITKImageIO group)
+// claims every DICOM file and reads it in its own orientation, rescaled: the importer reads a
+// DICOM-CT-PD scan with the format's reader even when GDCMImageIO is asked first.
+TEST(DicomCTPDScan, ImporterReadsWithTheFormatsReaderBeforeITKsDicomReader)
+{
+  const auto gdcm = itk::GDCMImageIOFactory::New();
+  itk::ObjectFactoryBase::RegisterFactory(gdcm, itk::ObjectFactoryBase::InsertionPositionEnum::INSERT_AT_FRONT);
+  const std::string folder = FolderOf("scan", { NamedElements(8, 4), NamedElements(8, 4) });
+  ASSERT_TRUE(itk::GDCMImageIO::New()->CanReadFile((folder + "/proj00000.dcm").c_str()));
+  const ScannerScan::Pointer scan = ScanImporter::Open(folder);
+  const ImageType::Pointer stack = ScanImporter::ReadLineIntegrals(scan);
+  ASSERT_EQ(stack->GetLargestPossibleRegion().GetSize()[0], 8u);
+  EXPECT_EQ(stack->GetPixel({ { 2, 0, 1 } }), static_cast<float>((300 + 4) * 0.0009765625 - 1.)); // column 3, row 4
+  itk::ObjectFactoryBase::UnRegisterFactory(gdcm);
 }
 
 // Every length of a cut file is refused with a message (no crash, no allocation of what the file

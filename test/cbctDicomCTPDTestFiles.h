@@ -38,6 +38,7 @@ struct CTPDProjection
   std::string slope = "0.0009765625";
   std::string intercept = "-1";
   int instance = 1;
+  unsigned int angularSteps = 64; // NumberofSourceAngularSteps
   bool rowsFastest = true; // the Mayo layout: (0028,0010) Rows = detector columns
   bool implicitVR = false;
   bool signedPixels = false;
@@ -122,7 +123,7 @@ WriteCTPD(const std::string & path, const CTPDProjection & p, const std::functio
   PutFloats(set, 0x7033, 0x100C, { p.dz });
   PutFloats(set, 0x7033, 0x100D, { p.drho });
   PutText(set, 0x7033, 0x100E, gdcm::VR::CS, p.ffs);
-  PutShort(set, 0x7033, 0x1013, 64);
+  PutShort(set, 0x7033, 0x1013, static_cast<std::uint16_t>(p.angularSteps));
   if (!p.photons.empty())
     PutFloats(set, 0x7033, 0x1065, p.photons);
   PutText(set, 0x7037, 0x1009, gdcm::VR::CS, "HELICAL");

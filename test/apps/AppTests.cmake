@@ -641,11 +641,11 @@ endif()
 add_executable(cbctWriteScan ${cbct_app_tests}/cbctWriteScan.cxx)
 target_link_libraries(cbctWriteScan PRIVATE ConeBeamCT ${ITK_LIBRARIES})
 # DICOM-CT-PD files are written through GDCM (an independent implementation of the DICOM encoding).
-find_package(GDCM CONFIG QUIET)
-if(GDCM_FOUND)
+include(${PROJECT_SOURCE_DIR}/cmake/cbctFindGDCM.cmake)
+if(CBCT_GDCM_FOUND)
   target_compile_definitions(cbctWriteScan PRIVATE CBCT_WRITE_DICOMCTPD)
-  target_link_libraries(cbctWriteScan PRIVATE gdcmMSFF)
-  target_include_directories(cbctWriteScan PRIVATE ${GDCM_INCLUDE_DIRS})
+  target_link_libraries(cbctWriteScan PRIVATE ${CBCT_GDCM_LIBRARIES})
+  target_include_directories(cbctWriteScan SYSTEM PRIVATE ${CBCT_GDCM_INCLUDE_DIR})
   # A helical scan on a cylinder written as DICOM-CT-PD (the AAPM/Mayo format), imported and
   # reconstructed by helical FDK as the simulation; --scan bit for bit; a file cut short refused.
   add_test(NAME apps.dicomctpd_import

@@ -146,6 +146,11 @@ WriteDicomCTPD(const Input & in, const fs::path & dir)
     p.centralColumn = static_cast<float>(0.5 * (size[0] + 1.) - (g.projectionOffsetX + shiftU) / spacing[0]);
     p.centralRow = static_cast<float>(0.5 * (size[1] + 1.) + (g.projectionOffsetY + shiftV - g.sourceOffsetY) / spacing[1]);
     p.instance = static_cast<int>(k + 1);
+    if (size[2] > 1) // views per turn, from the first step
+    {
+      const double step = std::abs(std::remainder(in.geometry->GetParameters(1).gantryAngle - g.gantryAngle, 2. * Pi));
+      p.angularSteps = step > 0. ? static_cast<unsigned int>(std::lround(2. * Pi / step)) : 1u;
+    }
     p.stored.assign(size[0] * size[1], 0);
     for (unsigned int j = 0; j < size[1]; ++j)
       for (unsigned int i = 0; i < size[0]; ++i)
