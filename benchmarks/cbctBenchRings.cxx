@@ -2,7 +2,9 @@
 // integrals (or --views projections), with stripes in a few columns; each filter (Vo et al.'s sorting,
 // Münch et al.'s wavelet-Fourier) on the CPU, and on the GPU with the projections resident on the
 // device ("device_s": the filter alone, as a GPU pipeline would run it) and host to host ("total_s":
-// upload, filter, download). One JSON line per filter and hardware: medians of the timed runs.
+// upload, filter, download). One JSON line per filter and hardware: medians of the timed runs; the
+// CUDA sorting filter's line adds the device time of its sort, detection and correction (sort_s,
+// detection_s, correction_s: CUDA events, one more run timed stage by stage).
 
 #include "cbctBench.h"
 
@@ -22,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace cbct::bench
@@ -122,11 +125,26 @@ TimeRingsOnCuda(TFilter * filter, TImage * input, const char * name, const std::
       download.push_back(down);
     }
   }
+  // The sorting filter's stages (CUDA events; one more run, timed stage by stage, each waited for).
+  std::string stages;
+  if constexpr (std::is_same<TFilter, CudaSortingStripeRemovalImageFilter<TImage>>::value)
+  {
+    filter->SetTimeStages(true);
+    filter->Modified();
+    filter->Update();
+    cudaDeviceSynchronize();
+    filter->SetTimeStages(false);
+    const auto & ms = filter->GetStageMilliseconds();
+    char text[160];
+    std::snprintf(text, sizeof(text), ",\"sort_s\":%.4f,\"detection_s\":%.4f,\"correction_s\":%.4f", ms.sort * 1e-3,
+                  ms.detection * 1e-3, ms.correction * 1e-3);
+    stages = text;
+  }
   std::printf("{\"problem\":\"S\",\"method\":\"rings\",\"filter\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\","
               "\"run\":\"median\",\"projections\":%u,\"runs\":%u,\"upload_s\":%.4f,\"device_s\":%.4f,\"download_s\":%.4f,"
-              "\"total_s\":%.4f}\n",
+              "\"total_s\":%.4f%s}\n",
               name, device.c_str(), projections, runs, RingsMedian(upload), RingsMedian(filtering), RingsMedian(download),
-              RingsMedian(upload) + RingsMedian(filtering) + RingsMedian(download));
+              RingsMedian(upload) + RingsMedian(filtering) + RingsMedian(download), stages.c_str());
   std::fflush(stdout);
 }
 #endif

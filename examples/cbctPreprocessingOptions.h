@@ -50,6 +50,7 @@ struct PreprocessingOptions
   std::string rings = "none";
   unsigned int ringsSize = 0;
   double ringsSnr = 2.5;
+  unsigned int ringsRows = 9;
   unsigned int ringsLevel = 3;
   std::string ringsWavelet = "db5";
   double ringsSigma = 2.;
@@ -111,6 +112,10 @@ AddPreprocessingOptions(CLI::App & app, PreprocessingOptions & o, std::map<std::
                                             "neighbours; 0: every column replaced by the median (the paper's "
                                             "algorithm 3 alone)")
     ->capture_default_str();
+  app.add_option("--rings-rows", o.ringsRows, "--rings sorting: the neighbouring detector rows whose columns' "
+                                              "offsets the stripe detection averages (a defect is in every row; "
+                                              "1: each row alone)")
+    ->capture_default_str();
   app.add_option("--rings-level", o.ringsLevel, "--rings wavelet: wavelet levels (0: TomoPy's, ceil(log2) "
                                                           "of the larger of the projections and the detector width, "
                                                           "which takes the object's coarse round detail too)")
@@ -139,6 +144,7 @@ AddPreprocessingOptions(CLI::App & app, PreprocessingOptions & o, std::map<std::
   slicer["--rings"] = SlicerIn(rings, "string-enumeration", { "none", "sorting", "wavelet" });
   slicer["--rings-size"] = SlicerRange(rings, "0", "1001", "1");
   slicer["--rings-snr"] = SlicerRange(rings, "0", "100", "0.1", "double");
+  slicer["--rings-rows"] = SlicerRange(rings, "1", "1001", "1");
   slicer["--rings-level"] = SlicerRange(rings, "0", "30", "1");
   slicer["--rings-wavelet"] = SlicerIn(rings, "string-enumeration",
                                        { "haar", "db1", "db2", "db3", "db4", "db5", "db6", "db7", "db8", "db9", "db10" });
@@ -239,6 +245,7 @@ ValidatePreprocessingOptions(PreprocessingOptions & o)
     const char * method;
   } parameters[] = { { "--rings-size", o.ringsSize != defaults.ringsSize, "sorting" },
                      { "--rings-snr", o.ringsSnr != defaults.ringsSnr, "sorting" },
+                     { "--rings-rows", o.ringsRows != defaults.ringsRows, "sorting" },
                      { "--rings-level", o.ringsLevel != defaults.ringsLevel, "wavelet" },
                      { "--rings-wavelet", o.ringsWavelet != defaults.ringsWavelet, "wavelet" },
                      { "--rings-sigma", o.ringsSigma != defaults.ringsSigma, "wavelet" },
@@ -254,8 +261,11 @@ ValidatePreprocessingOptions(PreprocessingOptions & o)
     Bad("--rings-snr", o.ringsSnr, "a finite value >= 0 (0: every column filtered)");
   if (o.ringsLevel > 30)
     Bad("--rings-level", o.ringsLevel, "0 (automatic) .. 30");
+  if (o.ringsRows < 1)
+    Bad("--rings-rows", o.ringsRows, "at least 1 (1: each row alone)");
   s.ringsSize = o.ringsSize;
   s.ringsSnr = o.ringsSnr;
+  s.ringsRows = o.ringsRows;
   s.ringsLevel = o.ringsLevel;
   s.ringsWavelet = o.ringsWavelet;
   s.ringsSigma = o.ringsSigma;

@@ -9,19 +9,25 @@ namespace cbct
 
 /** \class CudaSortingStripeRemovalImageFilter
  * \brief SortingStripeRemovalImageFilter on the GPU (CudaImage in and out), bit for bit the same
- * values: each column of each sinogram is sorted along the angle in shared memory (a bitonic sort of
- * (value, angle) keys, 32 neighbouring columns per block so that reads are coalesced). With the
- * stripe detection (SNR > 0, the default) a kernel takes the median across the detector of the
- * sorted profiles (TomoPy's reference), a kernel per column the median over the ranks of its
- * offsets (three passes, as the CPU), the detection itself runs on the host on those offsets (a few
- * floats per column: SortingStripeRemoval::DetectStripes, so that it is the CPU's), and a last
- * kernel writes each value back to its angle, the stripes' replaced by their neighbours' line.
- * Without it (SNR 0) a kernel writes the median of the sorted profiles back.
+ * values, the whole chain on the device: each column of each sinogram is sorted along the angle in
+ * shared memory (a bitonic sort of (value, angle) keys, 32 neighbouring columns per block so that
+ * reads are coalesced); with the stripe detection (SNR > 0, the default) a warp per column takes the
+ * median and quartiles over the ranks of its differences from its references (a bitonic sort in
+ * shared memory; FirstOffsets(), SecondOffsets(), CorrectionOffsets() of SortingStripeRemoval), a
+ * kernel pools the measures over each row's band of DetectionRows rows, a block per row runs the
+ * paper's detection on them (SortingStripeRemoval::DetectStripes(), compiled without fused
+ * multiply-adds so that its sums and thresholds are the CPU's), and a last kernel writes each value
+ * back to its angle, the stripes' corrected (SortingStripeRemoval::Correct()). No host round trip
+ * but one check of the input's finiteness per band of rows. Without the detection (SNR 0) a kernel
+ * writes the median of the sorted profiles back.
  *
  * Shared memory bounds the projections: a column's keys (8 bytes each, padded to a power of two)
  * must fit a block's shared memory (up to 16384 projections on an H100 or H200; more is refused with
- * that number). Work memory: 8 bytes per pixel of a band of rows, 16 with the detection (at most
- * 512 MiB; larger stacks go band by band).
+ * that number). Work memory: 8 bytes per pixel of a band of rows (at most 512 MiB; larger stacks go
+ * band by band, each with the rows its detection needs around it) and 41 bytes per column and row.
+ *
+ * SetTimeStages(true) times the sort, the detection and the correction with CUDA events (summed over
+ * the bands; it waits for each stage): GetStageMilliseconds() (cbct-bench --method rings prints them).
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
@@ -36,12 +42,31 @@ public:
   itkNewMacro(Self);
   itkTypeMacro(CudaSortingStripeRemovalImageFilter, CudaImageToImageFilter);
 
+  /** The device time of the last update's stages, in milliseconds (with SetTimeStages(true)). */
+  struct StageMilliseconds
+  {
+    double sort = 0.;
+    double detection = 0.;
+    double correction = 0.;
+  };
+  itkSetMacro(TimeStages, bool);
+  itkGetConstMacro(TimeStages, bool);
+  const StageMilliseconds &
+  GetStageMilliseconds() const
+  {
+    return m_StageMilliseconds;
+  }
+
 protected:
   CudaSortingStripeRemovalImageFilter() = default;
   ~CudaSortingStripeRemovalImageFilter() override = default;
 
   void
   GPUGenerateData() override;
+
+private:
+  bool m_TimeStages = false;
+  StageMilliseconds m_StageMilliseconds;
 };
 
 } // namespace cbct

@@ -84,6 +84,7 @@ CudaWaveletFourierStripeRemovalImageFilter<TImage>::GPUGenerateData()
     pad.paddedAngles = static_cast<int>(padded);
     pad.shift = static_cast<int>(removal.GetPadBefore());
     pad.firstNonFiniteRow = firstBad.Data();
+    pad.detailPairs = static_cast<int>(WaveletFourierStripeRemoval::DetailPairs(removal.GetMedianSize()));
     CudaCheck(LaunchWaveletPad(pad, nullptr), "LaunchWaveletPad", paddedPixels * sizeof(float));
     auto dimensions = [&](std::size_t angles, std::size_t cols) {
       CudaWaveletDimensions d;

@@ -58,6 +58,9 @@ struct ProjectionPreprocessing
   /** sorting: the stripe detection's ratio (TomoPy's snr; larger finds fewer stripes), 0 to filter
    * every column (SortingStripeRemoval). */
   double ringsSnr = 2.5;
+  /** sorting: the neighbouring detector rows whose offsets the stripe detection pools (1: each row
+   * alone; SortingStripeRemovalImageFilter). */
+  unsigned int ringsRows = 9;
   /** wavelet: levels (0: TomoPy's automatic level), wavelet name, damping width and padding of the
    * angle axis. */
   unsigned int ringsLevel = 3;
@@ -143,7 +146,7 @@ struct ProjectionPreprocessing
       else
         text << "automatic";
       if (ringsSnr > 0.)
-        text << ", where a stripe is detected: snr " << ringsSnr << ")";
+        text << ", where a stripe is detected: snr " << ringsSnr << ", pooled over " << ringsRows << " rows)";
       else
         text << ", every column)";
     }

@@ -133,7 +133,10 @@ ProjectionPreprocessingFilter<TImage>::Connect()
     if (!std::isfinite(p.ringsSnr) || p.ringsSnr < 0.)
       ThrowBadParameter("ring removal snr", p.ringsSnr, "a finite value >= 0 (0: every column filtered)");
     m_SortingRings->SetSize(p.ringsSize);
+    if (p.ringsRows < 1)
+      ThrowBadParameter("ring removal detection rows", p.ringsRows, "at least 1 (1: each row alone)");
     m_SortingRings->SetSNR(p.ringsSnr);
+    m_SortingRings->SetDetectionRows(p.ringsRows);
     chain(m_SortingRings.GetPointer());
   }
   else if (p.rings == "wavelet")

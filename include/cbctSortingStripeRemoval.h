@@ -3,6 +3,7 @@
 
 #include "ConeBeamCTExport.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -79,7 +80,17 @@ public:
    * 1 where a column is a stripe or next to one. Public so that the CUDA filter detects on the host
    * exactly as the CPU does. */
   static std::vector<unsigned char>
-  DetectStripes(const double * offsets, std::size_t columns, double snr);
+  DetectStripes(const double * offsets, std::size_t columns, double snr, const double * level = nullptr);
+
+  /** The weight of a column's offset in the detection: exp(-level / 2), the inverse of the relative
+   * noise of a line integral `level` of Poisson counts (its variance is e^level / I0), with the level
+   * taken within 0 .. 4: beyond 4 (2 % of the counts through air) scatter and the detector's own
+   * noise take over from the counts' (and data that are not line integrals keep a weight). */
+  static double
+  NoiseWeight(double level)
+  {
+    return std::exp(-0.5 * std::min(4., std::max(0., level)));
+  }
 
   /** Whether a column found on its offset from its neighbours' line (`between`) stays a stripe: its
    * offset from the median of its window (`centred`) is at least a tenth of that (see the class
@@ -120,9 +131,93 @@ public:
   }
 
   /** Filters the sinogram in[k * inStride + u] into out[k * outStride + u] (k < projections,
-   * u < columns; in and out may not overlap). Thread-safe (its work buffers are its own). */
+   * u < columns; in and out may not overlap), the detection on this sinogram alone (one detector row:
+   * FirstOffsets(), SecondOffsets(), Correct() with no other row's offsets). Thread-safe (its work
+   * buffers are its own). */
   void
   Filter(const float * in, std::ptrdiff_t inStride, float * out, std::ptrdiff_t outStride) const;
+
+  // ---- The detection in stages, so that it can pool the measures of several detector rows -------
+  // A defective column adds the same offset in every row: the mean of a column's offsets over a band
+  // of rows keeps a stripe's and divides the noise by the root of the band's rows. The image filter
+  // runs FirstOffsets() on every row, averages the measures over each row's band (PoolFirstRow(),
+  // Pool()), detects (DetectStripes()), runs SecondOffsets() with those stripes, averages and detects
+  // again (FinalStripes()), runs CorrectionOffsets() with those, and corrects each row with its band's
+  // stripes and mean offsets (Correct()).
+
+  /** A sinogram's measures of each column, `columns` values each: its offset from TomoPy's median of
+   * `size` sorted profiles centred on it (`centred`) and from its neighbours' line (`between`), both
+   * the median over the ranks of the difference; the spread of that difference over the ranks (its
+   * upper less its lower quartile: small for a gain error, which is the same offset at every rank);
+   * the column's median value (`level`: the line integral whose noise its offsets carry); and what
+   * the correction subtracts (`correction`: CorrectionOffsets()). */
+  struct Measures
+  {
+    std::vector<double> centred, between, spread, level, correction;
+    explicit Measures(std::size_t columns = 0)
+      : centred(columns)
+      , between(columns)
+      , spread(columns)
+      , level(columns)
+      , correction(columns)
+    {}
+  };
+
+  /** The first measures (no stripe left out of the neighbours' lines). */
+  void
+  FirstOffsets(const float * in, std::ptrdiff_t inStride, Measures & measures) const;
+
+  /** `first` with the offsets from the neighbours' line (and their spread) recomputed with the
+   * columns marked in `stripes` left out of every line, for the columns whose neighbours (2 * the
+   * median's half-width a side) hold a marked column (the others' lines are unchanged). */
+  void
+  SecondOffsets(const float * in, std::ptrdiff_t inStride, const unsigned char * stripes, const Measures & first,
+                Measures & second) const;
+
+  /** `measures.correction` of the columns marked in `stripes`: their offset from their neighbours'
+   * line (as `between`) with the columns of `stripes` left out of every line (the final stripes, where
+   * SecondOffsets() left out the first ones, which hold the stripes' neighbours); the others' is their
+   * `between`. */
+  void
+  CorrectionOffsets(const float * in, std::ptrdiff_t inStride, const unsigned char * stripes, Measures & measures) const;
+
+  /** The output: each column marked in `stripes` loses its offset (`measures.correction`, a band's
+   * mean) where its difference from its neighbours' line is nearly the same at every rank (its spread
+   * at most 1.5 times the offset: a gain error), and otherwise takes, rank by rank, the line between the
+   * nearest unmarked column on each side (a stripe that comes and goes with the angle), each value
+   * written back to its angle; the other columns keep their values bit for bit. */
+  void
+  Correct(const float * in, std::ptrdiff_t inStride, const unsigned char * stripes, const Measures & measures,
+          float * out, std::ptrdiff_t outStride) const;
+
+  /** Whether a marked column loses its offset rather than takes its neighbours' line (Correct()). */
+  static bool
+  IsAnOffset(double offset, double spread)
+  {
+    return spread <= 1.5 * std::abs(offset);
+  }
+
+  /** The stripes found on the second measures' offsets that keep their offset from the centred
+   * median (KeepsItsOffset()). */
+  static std::vector<unsigned char>
+  FinalStripes(const Measures & measures, double snr);
+
+  /** The detector rows whose measures row `row` (of `detectorRows`) pools: `rows` consecutive rows
+   * (at most the detector's) centred on it (rows / 2 before it), shifted inward at the detector's
+   * ends so that every row pools as many. Returns the first; there are min(rows, detectorRows). */
+  static std::size_t
+  PoolFirstRow(std::size_t row, std::size_t detectorRows, unsigned int rows);
+
+  /** The mean of each measure over the `count` rows, summed in their order (double). */
+  static Measures
+  Pool(const Measures * const * rows, std::size_t count);
+
+  /** The default number of detector rows whose offsets the detection pools (DetectionRows). */
+  static unsigned int
+  DefaultDetectionRows()
+  {
+    return 9;
+  }
 
 private:
   unsigned int m_Size;

@@ -61,6 +61,11 @@ protected:
   void
   GenerateData() override;
 
+  /** Throws, naming the first row, when the rows of `rows` (whole rows of every projection) of the
+   * input hold a NaN or an infinity. */
+  void
+  ThrowIfNotFinite(const typename TImage::RegionType & rows) const;
+
   /** Called once per update before the rows, with the sinogram's size (checks, plans). */
   virtual void
   BeforeSinograms(std::size_t projections, std::size_t columns) = 0;

@@ -51,7 +51,7 @@ StripeRemovalImageFilter<TImage>::GenerateData()
   const auto & outBuffer = output->GetBufferedRegion();
   const auto inStride = static_cast<std::ptrdiff_t>(inBuffer.GetSize(0) * inBuffer.GetSize(1));
   const auto outStride = static_cast<std::ptrdiff_t>(outBuffer.GetSize(0) * outBuffer.GetSize(1));
-  std::atomic<long long> badRow{ std::numeric_limits<long long>::max() };
+  this->ThrowIfNotFinite(region);
   ParallelizeArray(
     this->GetMultiThreader(),
     0,
@@ -61,6 +61,28 @@ StripeRemovalImageFilter<TImage>::GenerateData()
       first[1] += static_cast<itk::IndexValueType>(r);
       const float * in = input->GetBufferPointer() + input->ComputeOffset(first);
       float * out = output->GetBufferPointer() + output->ComputeOffset(first);
+      this->FilterSinogram(in, inStride, out, outStride);
+    },
+    this);
+}
+
+template <typename TImage>
+void
+StripeRemovalImageFilter<TImage>::ThrowIfNotFinite(const typename TImage::RegionType & rows) const
+{
+  const TImage * input = this->GetInput();
+  const std::size_t columns = rows.GetSize(0), projections = rows.GetSize(2);
+  const auto & inBuffer = input->GetBufferedRegion();
+  const auto inStride = static_cast<std::ptrdiff_t>(inBuffer.GetSize(0) * inBuffer.GetSize(1));
+  std::atomic<long long> badRow{ std::numeric_limits<long long>::max() };
+  ParallelizeArray(
+    this->GetMultiThreader(),
+    0,
+    rows.GetSize(1),
+    [&](itk::SizeValueType r) {
+      auto first = rows.GetIndex();
+      first[1] += static_cast<itk::IndexValueType>(r);
+      const float * in = input->GetBufferPointer() + input->ComputeOffset(first);
       for (std::size_t k = 0; k < projections; ++k)
         for (std::size_t u = 0; u < columns; ++u)
           if (!std::isfinite(in[static_cast<std::ptrdiff_t>(k) * inStride + static_cast<std::ptrdiff_t>(u)]))
@@ -71,9 +93,8 @@ StripeRemovalImageFilter<TImage>::GenerateData()
             }
             return;
           }
-      this->FilterSinogram(in, inStride, out, outStride);
     },
-    this);
+    nullptr);
   if (badRow.load() != std::numeric_limits<long long>::max())
   {
     std::ostringstream message;

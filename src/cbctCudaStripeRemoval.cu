@@ -141,169 +141,32 @@ SortedMedian(const CudaSortedMedianLaunch p)
   b.output[angle * b.outputProjectionPitch + r * b.outputRowPitch + u] = median;
 }
 
-/** SortingStripeRemoval's MedianOf: the median of n values (the mean of the middle two when n is
- * even), by quickselect in place. The value does not depend on the algorithm: exact, as the CPU's. */
+/** WaveletFourierStripeRemoval::DetailReference() of pixel (u, row r, projection k) of the band's
+ * input: the median of the means of `pairs` (odd, <= 63) symmetric pairs of neighbours across the
+ * detector, mirrored ends. */
 __device__ float
-MedianInPlace(float * v, int n)
+DetailReference(const CudaSinogramBand & b, int k, int r, int u, int pairs)
 {
-  const int half = n / 2;
-  int lo = 0, hi = n - 1;
-  while (lo < hi)
-  {
-    const float pivot = v[(lo + hi) / 2];
-    int i = lo, j = hi;
-    while (i <= j)
+  const float * line = b.input + k * b.inputProjectionPitch + r * b.inputRowPitch;
+  const int U = b.columns;
+  auto at = [&](int i) {
+    if (i < 0)
+      i = -1 - i;
+    else if (i >= U)
+      i = 2 * U - 1 - i;
+    return line[min(max(i, 0), U - 1)];
+  };
+  float work[63];
+  for (int j = 1; j <= pairs; ++j)
+    work[j - 1] = __fmul_rn(__fadd_rn(at(u - j), at(u + j)), 0.5f);
+  for (int i = 1; i < pairs; ++i)
+    for (int j = i; j > 0 && work[j] < work[j - 1]; --j)
     {
-      while (v[i] < pivot)
-        ++i;
-      while (pivot < v[j])
-        --j;
-      if (i <= j)
-      {
-        const float t = v[i];
-        v[i] = v[j];
-        v[j] = t;
-        ++i;
-        --j;
-      }
+      const float t = work[j];
+      work[j] = work[j - 1];
+      work[j - 1] = t;
     }
-    if (half <= j)
-      hi = j;
-    else if (half >= i)
-      lo = i;
-    else
-      break;
-  }
-  const float upper = v[half];
-  if (n % 2)
-    return upper;
-  float lower = v[0];
-  for (int k = 1; k < half; ++k)
-    lower = fmaxf(lower, v[k]);
-  return (lower + upper) * 0.5f;
-}
-
-/** The neighbours of column u that SortingStripeRemoval's Between() takes: up to `side` (<= 64) on each
- * side, nearest first, neither u nor marked (at an end, the next ones of the other side); and the
- * right group's weight at u. */
-struct StripeNeighbours
-{
-  int left[64];
-  int right[64];
-  int nl = 0;
-  int nr = 0;
-  float weight = 0.f;
-};
-
-__device__ void
-FindNeighbours(const unsigned char * stripes, int U, int u, int side, StripeNeighbours & n)
-{
-  n.nl = 0;
-  n.nr = 0;
-  double leftAt = 0., rightAt = 0.;
-  for (int i = u - 1; i >= 0 && n.nl < side; --i)
-    if (!stripes[i])
-    {
-      n.left[n.nl++] = i;
-      leftAt += static_cast<double>(i);
-    }
-  for (int i = u + 1; i < U && n.nr < side; ++i)
-    if (!stripes[i])
-    {
-      n.right[n.nr++] = i;
-      rightAt += static_cast<double>(i);
-    }
-  if (!n.nl && n.nr)
-    for (int i = n.right[n.nr - 1] + 1; i < U && n.nl < side; ++i)
-      if (!stripes[i])
-      {
-        n.left[n.nl++] = i;
-        leftAt += static_cast<double>(i);
-      }
-  if (!n.nr && n.nl)
-    for (int i = n.left[n.nl - 1] - 1; i >= 0 && n.nr < side; --i)
-      if (!stripes[i])
-      {
-        n.right[n.nr++] = i;
-        rightAt += static_cast<double>(i);
-      }
-  n.weight = n.nl ? 0.f : 1.f;
-  if (n.nl && n.nr)
-  {
-    const float a = static_cast<float>(leftAt / static_cast<double>(n.nl));
-    const float b = static_cast<float>(rightAt / static_cast<double>(n.nr));
-    n.weight = __fdiv_rn(__fsub_rn(static_cast<float>(u), a), __fsub_rn(b, a));
-  }
-}
-
-/** Between() at one rank: `profile` is that rank's sorted values across the detector. */
-__device__ float
-NeighboursLine(const float * profile, int u, const StripeNeighbours & n)
-{
-  if (!n.nl && !n.nr)
-    return profile[u];
-  float work[64];
-  float leftValue = 0.f, rightValue = 0.f;
-  for (int j = 0; j < n.nl; ++j)
-    work[j] = profile[n.left[j]];
-  if (n.nl)
-    leftValue = MedianInPlace(work, n.nl);
-  for (int j = 0; j < n.nr; ++j)
-    work[j] = profile[n.right[j]];
-  if (n.nr)
-    rightValue = MedianInPlace(work, n.nr);
-  if (!n.nl)
-    leftValue = rightValue;
-  if (!n.nr)
-    rightValue = leftValue;
-  return __fmaf_rn(n.weight, __fsub_rn(rightValue, leftValue), leftValue);
-}
-
-__global__ void
-StripeOffsets(const CudaStripeOffsetsLaunch p)
-{
-  const CudaSinogramBand & b = p.band;
-  const int U = b.columns, K = b.projections;
-  const long long column = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (column >= static_cast<long long>(b.rows) * U)
-    return;
-  const int r = static_cast<int>(column / U), u = static_cast<int>(column % U);
-  const unsigned char * stripes = p.stripes + static_cast<long long>(r) * U;
-  // u itself is left out: FindNeighbours never takes u.
-  StripeNeighbours n;
-  FindNeighbours(stripes, U, u, p.side, n);
-  const int count = p.lastRank - p.firstRank;
-  float * differences = p.scratch + column * count;
-  for (int rank = p.firstRank; rank < p.lastRank; ++rank)
-  {
-    const long long at = (static_cast<long long>(r) * K + rank) * U;
-    const float * profile = p.sortedValues + at;
-    differences[rank - p.firstRank] =
-      __fsub_rn(profile[u], p.smoothed ? p.smoothed[at + u] : NeighboursLine(profile, u, n));
-  }
-  p.offsets[column] = MedianInPlace(differences, count);
-}
-
-__global__ void
-StripeCorrection(const CudaStripeCorrectionLaunch p)
-{
-  const CudaSinogramBand & b = p.band;
-  const int U = b.columns, K = b.projections;
-  const int rank = blockIdx.y, r = blockIdx.z;
-  const int u = blockIdx.x * blockDim.x + threadIdx.x;
-  if (u >= U)
-    return;
-  const long long at = (static_cast<long long>(r) * K + rank) * U;
-  const unsigned char * stripes = p.stripes + static_cast<long long>(r) * U;
-  float value = p.sortedValues[at + u];
-  if (stripes[u])
-  {
-    StripeNeighbours n;
-    FindNeighbours(stripes, U, u, p.side, n);
-    value = NeighboursLine(p.sortedValues + at, u, n);
-  }
-  const int angle = p.sortedAngles[at + u];
-  b.output[angle * b.outputProjectionPitch + r * b.outputRowPitch + u] = value;
+  return work[pairs / 2];
 }
 
 __global__ void
@@ -323,6 +186,8 @@ WaveletPad(const CudaWaveletPadLaunch p)
       value = b.input[k * b.inputProjectionPitch + r * b.inputRowPitch + u];
       if (!isfinite(value) && p.firstNonFiniteRow)
         atomicMin(p.firstNonFiniteRow, r);
+      if (p.detailPairs > 0)
+        value = __fsub_rn(value, DetailReference(b, k, r, u, p.detailPairs));
     }
     p.padded[i] = value;
   }
@@ -339,8 +204,15 @@ WaveletCrop(const CudaWaveletPadLaunch p)
     const int u = static_cast<int>(i % b.columns);
     const int r = static_cast<int>((i / b.columns) % b.rows);
     const int k = static_cast<int>(i / (static_cast<long long>(b.columns) * b.rows));
-    b.output[k * b.outputProjectionPitch + r * b.outputRowPitch + u] =
-      p.padded[(static_cast<long long>(k + p.shift) * b.rows + r) * b.columns + u];
+    const float filtered = p.padded[(static_cast<long long>(k + p.shift) * b.rows + r) * b.columns + u];
+    if (p.detailPairs > 0)
+    {
+      const float value = b.input[k * b.inputProjectionPitch + r * b.inputRowPitch + u];
+      const float detail = __fsub_rn(value, DetailReference(b, k, r, u, p.detailPairs));
+      b.output[k * b.outputProjectionPitch + r * b.outputRowPitch + u] = __fsub_rn(value, __fsub_rn(detail, filtered));
+    }
+    else
+      b.output[k * b.outputProjectionPitch + r * b.outputRowPitch + u] = filtered;
   }
 }
 
@@ -444,29 +316,6 @@ LaunchSortedMedian(const CudaSortedMedianLaunch & launch, cudaStream_t stream)
   const int block = 128;
   const dim3 grid((b.columns + block - 1) / block, b.projections, b.rows);
   SortedMedian<<<grid, block, (block + launch.size - 1) * sizeof(float), stream>>>(launch);
-  return cudaGetLastError();
-}
-
-cudaError_t
-LaunchStripeOffsets(const CudaStripeOffsetsLaunch & launch, cudaStream_t stream)
-{
-  const long long total = static_cast<long long>(launch.band.rows) * launch.band.columns;
-  if (total <= 0 || launch.lastRank <= launch.firstRank)
-    return cudaSuccess;
-  const int block = 128;
-  StripeOffsets<<<static_cast<unsigned int>((total + block - 1) / block), block, 0, stream>>>(launch);
-  return cudaGetLastError();
-}
-
-cudaError_t
-LaunchStripeCorrection(const CudaStripeCorrectionLaunch & launch, cudaStream_t stream)
-{
-  const CudaSinogramBand & b = launch.band;
-  if (b.rows <= 0 || b.columns <= 0 || b.projections <= 0)
-    return cudaSuccess;
-  const int block = 128;
-  const dim3 grid((b.columns + block - 1) / block, b.projections, b.rows);
-  StripeCorrection<<<grid, block, 0, stream>>>(launch);
   return cudaGetLastError();
 }
 

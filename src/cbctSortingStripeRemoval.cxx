@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 namespace cbct
@@ -33,11 +35,19 @@ SortingStripeRemoval::AutomaticSize(std::size_t columns)
 }
 
 std::vector<unsigned char>
-SortingStripeRemoval::DetectStripes(const double * offsets, std::size_t columns, double snr)
+SortingStripeRemoval::DetectStripes(const double * measured, std::size_t columns, double snr, const double * level)
 {
   std::vector<unsigned char> stripe(columns, 0);
   if (columns < 4)
     return stripe;
+  // With the columns' levels, each offset weighted by the inverse of its noise (NoiseWeight()): a
+  // row's noise is then the same everywhere, where the offsets of the columns behind the object
+  // are noisier than those in the air and passed for stripes (a noisy centred water cylinder).
+  std::vector<double> weighted(measured, measured + columns);
+  if (level)
+    for (std::size_t u = 0; u < columns; ++u)
+      weighted[u] = measured[u] * NoiseWeight(level[u]);
+  const double * offsets = weighted.data();
   // The offsets sorted from the largest down; a line fitted (least squares) to the middle half.
   std::vector<double> sorted(offsets, offsets + columns);
   std::sort(sorted.begin(), sorted.end(), [](double a, double b) { return a > b; });
@@ -223,110 +233,264 @@ Between(const float * sorted, std::size_t U, std::size_t K, const unsigned char 
 }
 } // namespace
 
-void
-SortingStripeRemoval::Filter(const float * in, std::ptrdiff_t inStride, float * out, std::ptrdiff_t outStride) const
+namespace
 {
-  const std::size_t K = m_Projections, U = m_Columns;
+/** A sinogram's columns sorted along the angle: the (value, angle) entries of column u at [u * K,
+ * (u + 1) * K), and the values by rank, [rank][u]. */
+struct SortedSinogram
+{
   struct Entry
   {
     float value;
     std::int32_t angle;
   };
-  // The row's sinogram gathered once, column by column ([u][k]), then each column sorted in place.
-  std::vector<Entry> columns(K * U);
-  for (std::size_t k = 0; k < K; ++k)
-  {
-    const float * line = in + static_cast<std::ptrdiff_t>(k) * inStride;
-    for (std::size_t u = 0; u < U; ++u)
-      columns[u * K + k] = Entry{ line[u] + 0.f, static_cast<std::int32_t>(k) }; // + 0.f: -0 becomes +0
-  }
-  std::vector<float> sorted(K * U); // [rank][u]
-  for (std::size_t u = 0; u < U; ++u)
-  {
-    Entry * column = columns.data() + u * K;
-    std::sort(column, column + K, [](const Entry & a, const Entry & b) {
-      return a.value < b.value || (a.value == b.value && a.angle < b.angle);
-    });
-    for (std::size_t r = 0; r < K; ++r)
-      sorted[r * U + u] = column[r].value;
-  }
-  auto angleOf = [&](std::size_t r, std::size_t u) { return static_cast<std::ptrdiff_t>(columns[u * K + r].angle); };
-  auto put = [&](std::size_t r, std::size_t u, float value) {
-    out[angleOf(r, u) * outStride + static_cast<std::ptrdiff_t>(u)] = value;
-  };
+  std::vector<Entry> columns;
+  std::vector<float> sorted;
 
-  const long long half = m_Size / 2;
-  std::vector<float> window(std::max<std::size_t>(m_Size, 64));
+  SortedSinogram(const float * in, std::ptrdiff_t inStride, std::size_t K, std::size_t U)
+    : columns(K * U)
+    , sorted(K * U)
+  {
+    // The row's sinogram gathered once, column by column ([u][k]), then each column sorted in place.
+    for (std::size_t k = 0; k < K; ++k)
+    {
+      const float * line = in + static_cast<std::ptrdiff_t>(k) * inStride;
+      for (std::size_t u = 0; u < U; ++u)
+        columns[u * K + k] = Entry{ line[u] + 0.f, static_cast<std::int32_t>(k) }; // + 0.f: -0 becomes +0
+    }
+    for (std::size_t u = 0; u < U; ++u)
+    {
+      Entry * column = columns.data() + u * K;
+      std::sort(column, column + K, [](const Entry & a, const Entry & b) {
+        return a.value < b.value || (a.value == b.value && a.angle < b.angle);
+      });
+      for (std::size_t r = 0; r < K; ++r)
+        sorted[r * U + u] = column[r].value;
+    }
+  }
+};
+} // namespace
+
+void
+SortingStripeRemoval::Filter(const float * in, std::ptrdiff_t inStride, float * out, std::ptrdiff_t outStride) const
+{
+  const std::size_t K = m_Projections, U = m_Columns;
   if (m_SNR == 0.)
   {
     // Algorithm 3 alone: every column replaced by the median of `size` sorted profiles centred on it.
+    const SortedSinogram s(in, inStride, K, U);
+    std::vector<float> window(m_Size);
     for (std::size_t r = 0; r < K; ++r)
       for (std::size_t u = 0; u < U; ++u)
-        put(r, u, WindowMedian(sorted.data() + r * U, U, u, m_Size, window.data()));
+        out[static_cast<std::ptrdiff_t>(s.columns[u * K + r].angle) * outStride + static_cast<std::ptrdiff_t>(u)] =
+          WindowMedian(s.sorted.data() + r * U, U, u, m_Size, window.data());
     return;
   }
+  Measures first(U), second(U);
+  this->FirstOffsets(in, inStride, first);
+  const auto marked = DetectStripes(first.between.data(), U, m_SNR, first.level.data());
+  this->SecondOffsets(in, inStride, marked.data(), first, second);
+  const auto stripes = FinalStripes(second, m_SNR);
+  this->CorrectionOffsets(in, inStride, stripes.data(), second);
+  this->Correct(in, inStride, stripes.data(), second, out, outStride);
+}
 
-  // Detection. Each column's offset: the median over the ranks (a twentieth left out at each end:
-  // TomoPy's drop_ratio 0.1) of its sorted profile less a reference. A gain error is an offset of
-  // the line integrals, the same at every rank; where the object's own profile bends (an edge seen
-  // at some of the angles) the difference comes and goes along the ranks, and the median does not
-  // follow it. Two references:
-  // - its neighbours' line (Between(), the column itself left out, so that a stripe in a sloping
-  //   profile shows whole), twice: the second time with the first's stripes left out of their
-  //   neighbours' references too (a 3 % stripe shifts its neighbours' line by 3/4 %); the stripes
-  //   are found on these offsets;
-  // - TomoPy's: the median of `size` sorted profiles centred on it (mirrored ends), which keeps a
-  //   profile that is monotone across the detector, however it bends: a column found on the first
-  //   offsets stays a stripe only if its offset from the median is at least a tenth of that offset
-  //   (KeepsItsOffset). The edge of a round object centred on the axis is constant along the angle
-  //   like a stripe and bends away from its neighbours' line (by 0.08 to 0.15 on a water cylinder),
-  //   but not from the median (0); a stripe on a sloping profile keeps part of its offset from the
-  //   median (a 1 % stripe where the cylinder's chord falls by 0.4 % a column: 0.4 of it).
-  const std::size_t side = std::min<std::size_t>(64, static_cast<std::size_t>(std::max<long long>(1, half)));
+// Detection. Each column's offset: the median over the ranks (a twentieth left out at each end:
+// TomoPy's drop_ratio 0.1) of its sorted profile less a reference. A gain error is an offset of the
+// line integrals, the same at every rank; where the object's own profile bends (an edge seen at some
+// of the angles) the difference comes and goes along the ranks, and the median does not follow it.
+// Two references:
+// - its neighbours' line (Between(), the column itself left out, so that a stripe in a sloping
+//   profile shows whole), twice: the second time with the first's stripes left out of their
+//   neighbours' references too (a 3 % stripe shifts its neighbours' line by 3/4 %); the stripes are
+//   found on these offsets;
+// - TomoPy's: the median of `size` sorted profiles centred on it (mirrored ends), which keeps a
+//   profile that is monotone across the detector, however it bends: a column found on the first
+//   offsets stays a stripe only if its offset from the median is at least a tenth of that offset
+//   (KeepsItsOffset). The edge of a round object centred on the axis is constant along the angle like
+//   a stripe and bends away from its neighbours' line (by 0.08 to 0.15 on a water cylinder), but not
+//   from the median (0); a stripe on a sloping profile keeps part of its offset from the median (a
+//   1 % stripe where the cylinder's chord falls by 0.4 % a column: 0.4 of it).
+
+namespace
+{
+std::size_t
+Side(unsigned int size)
+{
+  return std::min<std::size_t>(64, static_cast<std::size_t>(std::max(1u, size / 2)));
+}
+} // namespace
+
+namespace
+{
+/** The median over the ranks [first, last) of column u's sorted values less `reference` (at the same
+ * ranks), and the spread (upper less lower quartile) of those differences. `differences`: room for
+ * last - first values. */
+void
+MedianAndSpread(const std::vector<float> & sorted, std::size_t U, std::size_t u, std::size_t first, std::size_t last,
+                const float * reference, float * differences, double & median, double & spread)
+{
+  const std::size_t n = last - first;
+  for (std::size_t r = first; r < last; ++r)
+    differences[r - first] = sorted[r * U + u] - reference[r];
+  median = MedianOf(differences, n);
+  std::nth_element(differences, differences + n / 4, differences + n);
+  const float lower = differences[n / 4];
+  std::nth_element(differences, differences + (3 * n) / 4, differences + n);
+  spread = static_cast<double>(differences[(3 * n) / 4]) - static_cast<double>(lower);
+}
+} // namespace
+
+void
+SortingStripeRemoval::FirstOffsets(const float * in, std::ptrdiff_t inStride, Measures & measures) const
+{
+  const std::size_t K = m_Projections, U = m_Columns;
+  const SortedSinogram s(in, inStride, K, U);
   const std::size_t drop = (K * 5) / 100, firstRank = drop, lastRank = K - drop; // [first, last)
-  std::vector<double> offsets(U, 0.);
-  std::vector<float> line(K), differences(K);
+  std::vector<float> window(std::max<std::size_t>(m_Size, 64)), line(K), differences(K);
+  const std::vector<unsigned char> none(U, 0);
+  measures = Measures(U);
+  double ignored = 0.;
   for (std::size_t u = 0; u < U; ++u)
   {
     for (std::size_t r = firstRank; r < lastRank; ++r)
-      differences[r - firstRank] = sorted[r * U + u] - WindowMedian(sorted.data() + r * U, U, u, m_Size, window.data());
-    offsets[u] = MedianOf(differences.data(), lastRank - firstRank);
+      line[r] = WindowMedian(s.sorted.data() + r * U, U, u, m_Size, window.data());
+    MedianAndSpread(s.sorted, U, u, firstRank, lastRank, line.data(), differences.data(), measures.centred[u], ignored);
+    Between(s.sorted.data(), U, K, none.data(), u, Side(m_Size), window.data(), line.data());
+    MedianAndSpread(s.sorted, U, u, firstRank, lastRank, line.data(), differences.data(), measures.between[u],
+                    measures.spread[u]);
+    measures.level[u] = s.sorted[(K / 2) * U + u];
+    measures.correction[u] = measures.between[u];
   }
-  const std::vector<double> centred(offsets);
-  std::vector<unsigned char> stripe(U, 0);
-  for (int pass = 0; pass < 2; ++pass)
-  {
-    for (std::size_t u = 0; u < U; ++u)
-    {
-      // The second time, a column whose neighbours (and, at the detector's ends, the next ones) hold
-      // no stripe of the first has the same line, and its offset stays.
-      bool near = pass == 0;
-      for (std::size_t j = u > 2 * side ? u - 2 * side : 0; !near && j <= std::min(U - 1, u + 2 * side); ++j)
-        near = j != u && stripe[j];
-      if (!near)
-        continue;
-      Between(sorted.data(), U, K, stripe.data(), u, side, window.data(), line.data());
-      for (std::size_t r = firstRank; r < lastRank; ++r)
-        differences[r - firstRank] = sorted[r * U + u] - line[r];
-      offsets[u] = MedianOf(differences.data(), lastRank - firstRank);
-    }
-    stripe = DetectStripes(offsets.data(), U, m_SNR);
-  }
-  for (std::size_t u = 0; u < U; ++u)
-    stripe[u] = stripe[u] & KeepsItsOffset(centred[u], offsets[u]);
+}
 
-  // Columns without a stripe keep their values; a stripe's column takes, rank by rank, the line
-  // between the nearest stripe-free column on each side (Between() with one column a side: the
-  // median of two columns a side, as for the detection, is two columns further from the stripe and
-  // took 2 % off the error of a noiseless 256-column cylinder; the correction needs no averaging,
-  // it only takes the place of one column's values).
+void
+SortingStripeRemoval::SecondOffsets(const float * in, std::ptrdiff_t inStride, const unsigned char * stripes,
+                                    const Measures & first, Measures & second) const
+{
+  const std::size_t K = m_Projections, U = m_Columns, side = Side(m_Size);
+  second = first;
+  if (std::none_of(stripes, stripes + U, [](unsigned char m) { return m != 0; }))
+    return;
+  const SortedSinogram s(in, inStride, K, U);
+  const std::size_t drop = (K * 5) / 100, firstRank = drop, lastRank = K - drop; // [first, last)
+  std::vector<float> window(64), line(K), differences(K);
   for (std::size_t u = 0; u < U; ++u)
   {
-    if (stripe[u])
-      Between(sorted.data(), U, K, stripe.data(), u, 1, window.data(), line.data());
-    for (std::size_t r = 0; r < K; ++r)
-      put(r, u, stripe[u] ? line[r] : sorted[r * U + u]);
+    // A column whose neighbours (and, at the detector's ends, the next ones) hold no stripe has the
+    // same line, and its offset stays.
+    bool near = false;
+    for (std::size_t j = u > 2 * side ? u - 2 * side : 0; !near && j <= std::min(U - 1, u + 2 * side); ++j)
+      near = j != u && stripes[j];
+    if (!near)
+      continue;
+    Between(s.sorted.data(), U, K, stripes, u, side, window.data(), line.data());
+    MedianAndSpread(s.sorted, U, u, firstRank, lastRank, line.data(), differences.data(), second.between[u],
+                    second.spread[u]);
+    second.correction[u] = second.between[u];
   }
+}
+
+void
+SortingStripeRemoval::CorrectionOffsets(const float * in, std::ptrdiff_t inStride, const unsigned char * stripes,
+                                     Measures & measures) const
+{
+  const std::size_t K = m_Projections, U = m_Columns;
+  measures.correction = measures.between;
+  if (std::none_of(stripes, stripes + U, [](unsigned char m) { return m != 0; }))
+    return;
+  const SortedSinogram s(in, inStride, K, U);
+  const std::size_t drop = (K * 5) / 100, firstRank = drop, lastRank = K - drop; // [first, last)
+  std::vector<float> window(64), line(K), differences(K);
+  for (std::size_t u = 0; u < U; ++u)
+  {
+    if (!stripes[u])
+      continue;
+    Between(s.sorted.data(), U, K, stripes, u, Side(m_Size), window.data(), line.data());
+    double ignored = 0.;
+    MedianAndSpread(s.sorted, U, u, firstRank, lastRank, line.data(), differences.data(), measures.correction[u], ignored);
+  }
+}
+
+void
+SortingStripeRemoval::Correct(const float * in, std::ptrdiff_t inStride, const unsigned char * stripes,
+                              const Measures & measures, float * out, std::ptrdiff_t outStride) const
+{
+  const std::size_t K = m_Projections, U = m_Columns;
+  auto at = [](std::size_t k, std::ptrdiff_t stride, std::size_t u) {
+    return static_cast<std::ptrdiff_t>(k) * stride + static_cast<std::ptrdiff_t>(u);
+  };
+  // Columns without a stripe keep their values (+ 0.f: -0 becomes +0, as the sorted values, and the
+  // GPU's). A gain error is the same offset at every angle: the column loses it (the band's mean,
+  // whose noise is the root of the band's rows smaller than one row's; taking the neighbours' line
+  // instead left a noisy scan's columns their neighbours' noise: a noisy off-axis cylinder kept
+  // 1/4.9 of its rings, 1/10 now). A stripe that is not one offset (a column wrong at some angles)
+  // takes, rank by rank, the line between the nearest stripe-free column on each side (Between()
+  // with one column a side: the median of two columns a side, as for the detection, is two columns
+  // further from the stripe and took 2 % off the error of a noiseless 256-column cylinder).
+  bool lines = false;
+  for (std::size_t u = 0; u < U; ++u)
+  {
+    const bool offset = stripes[u] && IsAnOffset(measures.correction[u], measures.spread[u]);
+    lines = lines || (stripes[u] && !offset);
+    const float subtract = offset ? static_cast<float>(measures.correction[u]) : 0.f;
+    for (std::size_t k = 0; k < K; ++k)
+      out[at(k, outStride, u)] = offset ? in[at(k, inStride, u)] - subtract : in[at(k, inStride, u)] + 0.f;
+  }
+  if (!lines)
+    return;
+  const SortedSinogram s(in, inStride, K, U);
+  std::vector<float> window(64), line(K);
+  for (std::size_t u = 0; u < U; ++u)
+  {
+    if (!stripes[u] || IsAnOffset(measures.correction[u], measures.spread[u]))
+      continue;
+    const SortedSinogram::Entry * column = s.columns.data() + u * K;
+    Between(s.sorted.data(), U, K, stripes, u, 1, window.data(), line.data());
+    for (std::size_t r = 0; r < K; ++r)
+      out[at(static_cast<std::size_t>(column[r].angle), outStride, u)] = line[r];
+  }
+}
+
+std::vector<unsigned char>
+SortingStripeRemoval::FinalStripes(const Measures & measures, double snr)
+{
+  const std::size_t columns = measures.between.size();
+  auto stripe = DetectStripes(measures.between.data(), columns, snr, measures.level.data());
+  for (std::size_t u = 0; u < columns; ++u)
+    stripe[u] = stripe[u] & KeepsItsOffset(measures.centred[u], measures.between[u]);
+  return stripe;
+}
+
+std::size_t
+SortingStripeRemoval::PoolFirstRow(std::size_t row, std::size_t detectorRows, unsigned int rows)
+{
+  const std::size_t count = std::min<std::size_t>(std::max(1u, rows), detectorRows);
+  const std::size_t before = count / 2;
+  const std::size_t first = row > before ? row - before : 0;
+  return std::min(first, detectorRows - count);
+}
+
+SortingStripeRemoval::Measures
+SortingStripeRemoval::Pool(const Measures * const * rows, std::size_t count)
+{
+  const std::size_t columns = rows[0]->between.size();
+  Measures mean(columns);
+  auto pool = [&](std::vector<double> Measures::*measure) {
+    for (std::size_t u = 0; u < columns; ++u)
+    {
+      double sum = 0.;
+      for (std::size_t i = 0; i < count; ++i)
+        sum += (rows[i]->*measure)[u];
+      (mean.*measure)[u] = sum / static_cast<double>(count);
+    }
+  };
+  pool(&Measures::centred);
+  pool(&Measures::between);
+  pool(&Measures::spread);
+  pool(&Measures::level);
+  pool(&Measures::correction);
+  return mean;
 }
 
 } // namespace cbct

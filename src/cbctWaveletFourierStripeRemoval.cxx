@@ -1,6 +1,7 @@
 #include "cbctWaveletFourierStripeRemoval.h"
 
 #include "cbctInputChecks.h"
+#include "cbctSortingStripeRemoval.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +23,11 @@ WaveletFourierStripeRemoval::WaveletFourierStripeRemoval(const Parameters & para
   if (projections < 1 || columns < 1)
     ThrowBadParameter("wavelet-Fourier stripe removal: sinogram size",
                       std::to_string(projections) + " x " + std::to_string(columns), "at least 1 x 1");
+  if (parameters.detailOnly && parameters.medianSize > columns)
+    ThrowBadParameter("wavelet-Fourier stripe removal: median size", parameters.medianSize,
+                      "0 (automatic) .. " + std::to_string(columns) + ", the detector's width in pixels");
+  if (parameters.detailOnly)
+    m_MedianSize = parameters.medianSize ? parameters.medianSize : SortingStripeRemoval::AutomaticSize(columns);
   m_Level = parameters.level ? parameters.level : AutomaticLevel(projections, columns);
   const std::size_t padded = parameters.pad ? projections + projections / 8 : projections;
   m_Shift = (padded - projections) / 2;
@@ -55,6 +61,33 @@ WaveletFourierStripeRemoval::AutomaticLevel(std::size_t projections, std::size_t
   return std::max(level, 1u);
 }
 
+unsigned int
+WaveletFourierStripeRemoval::DetailPairs(unsigned int medianSize)
+{
+  return medianSize ? std::min(63u, std::max(3u, medianSize / 2) | 1u) : 0u; // 63: the GPU's work array
+}
+
+float
+WaveletFourierStripeRemoval::DetailReference(const float * line, std::size_t columns, std::size_t u, unsigned int pairs,
+                                             float * work)
+{
+  const long long U = static_cast<long long>(columns);
+  auto at = [&](long long i) {
+    if (i < 0)
+      i = -1 - i;
+    else if (i >= U)
+      i = 2 * U - 1 - i;
+    return line[std::min(std::max(i, 0LL), U - 1)];
+  };
+  for (unsigned int j = 1; j <= pairs; ++j)
+    work[j - 1] = (at(static_cast<long long>(u) - j) + at(static_cast<long long>(u) + j)) * 0.5f;
+  // The median of an odd count: the value of rank pairs / 2, by insertion (pairs is small).
+  for (unsigned int i = 1; i < pairs; ++i)
+    for (unsigned int j = i; j > 0 && work[j] < work[j - 1]; --j)
+      std::swap(work[j], work[j - 1]);
+  return work[pairs / 2];
+}
+
 std::vector<double>
 WaveletFourierStripeRemoval::Damping(std::size_t rows, double sigma)
 {
@@ -73,10 +106,21 @@ WaveletFourierStripeRemoval::Filter(const float * in, std::ptrdiff_t inStride, f
 {
   // Coefficient arrays are row-major [row (angle)][column (detector)].
   const unsigned int L = m_Level;
-  std::vector<double> approximation(m_Rows[0] * m_Columns[0], 0.);
+  // The sinogram, or with a median size its detail: each value less its neighbours' reference
+  // (DetailReference()).
+  const std::size_t U = m_Columns[0];
+  std::vector<double> approximation(m_Rows[0] * U, 0.);
+  const unsigned int pairs = DetailPairs(m_MedianSize);
+  std::vector<float> work(std::max(1u, pairs));
   for (std::size_t k = 0; k < m_Projections; ++k)
-    for (std::size_t u = 0; u < m_Columns[0]; ++u)
-      approximation[(k + m_Shift) * m_Columns[0] + u] = in[static_cast<std::ptrdiff_t>(k) * inStride + static_cast<std::ptrdiff_t>(u)];
+  {
+    const float * line = in + static_cast<std::ptrdiff_t>(k) * inStride;
+    for (std::size_t u = 0; u < U; ++u)
+      approximation[(k + m_Shift) * U + u] =
+        pairs ? static_cast<double>(line[u]) - static_cast<double>(DetailReference(line, U, u, pairs, work.data()))
+              : static_cast<double>(line[u]);
+  }
+  const std::vector<double> detail = m_MedianSize ? approximation : std::vector<double>();
 
   std::vector<std::vector<double>> horizontal(L), vertical(L), diagonal(L);
   std::vector<double> lowU, highU;
@@ -143,10 +187,18 @@ WaveletFourierStripeRemoval::Filter(const float * in, std::ptrdiff_t inStride, f
     approximation.swap(finer);
   }
 
+  // The output: the filtered sinogram, or the input less what the filter took of its detail.
   for (std::size_t k = 0; k < m_Projections; ++k)
-    for (std::size_t u = 0; u < m_Columns[0]; ++u)
-      out[static_cast<std::ptrdiff_t>(k) * outStride + static_cast<std::ptrdiff_t>(u)] =
-        static_cast<float>(approximation[(k + m_Shift) * m_Columns[0] + u]);
+    for (std::size_t u = 0; u < U; ++u)
+    {
+      const std::size_t at = (k + m_Shift) * U + u;
+      const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(k) * outStride + static_cast<std::ptrdiff_t>(u);
+      if (m_MedianSize)
+        out[o] = static_cast<float>(in[static_cast<std::ptrdiff_t>(k) * inStride + static_cast<std::ptrdiff_t>(u)] -
+                                    (detail[at] - approximation[at]));
+      else
+        out[o] = static_cast<float>(approximation[at]);
+    }
 }
 
 } // namespace cbct

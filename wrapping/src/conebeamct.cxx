@@ -337,6 +337,7 @@ Preprocess(const FloatArray & projections,
            const std::string & rings,
            unsigned int ringsSize,
            double ringsSnr,
+           unsigned int ringsRows,
            unsigned int ringsLevel,
            const std::string & ringsWavelet,
            double ringsSigma,
@@ -361,6 +362,7 @@ Preprocess(const FloatArray & projections,
   settings.rings = rings;
   settings.ringsSize = ringsSize;
   settings.ringsSnr = ringsSnr;
+  settings.ringsRows = ringsRows;
   settings.ringsLevel = ringsLevel;
   settings.ringsWavelet = ringsWavelet;
   settings.ringsSigma = ringsSigma;
@@ -1000,7 +1002,7 @@ then every projection must be: sid is then the detector's distance from the rota
         py::arg("intensities"), py::arg("i0"), py::arg("idark"), py::arg("air_threshold"), py::arg("minimum_signal"),
         py::arg("lower_crop"), py::arg("upper_crop"), py::arg("binning"), py::arg("median_radius"),
         py::arg("median_multiplier"), py::arg("wpc"), py::arg("spr"), py::arg("nonneg"), py::arg("rings"),
-        py::arg("rings_size"), py::arg("rings_snr"), py::arg("rings_level"), py::arg("rings_wavelet"), py::arg("rings_sigma"),
+        py::arg("rings_size"), py::arg("rings_snr"), py::arg("rings_rows"), py::arg("rings_level"), py::arg("rings_wavelet"), py::arg("rings_sigma"),
         py::arg("rings_pad"), py::arg("progress"));
   m.def("_emission_project", &EmissionProject, py::arg("activity"), py::arg("activity_spacing"), py::arg("activity_origin"),
         py::arg("geometry"), py::arg("size"), py::arg("spacing"), py::arg("origin"), py::arg("attenuation"),

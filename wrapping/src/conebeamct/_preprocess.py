@@ -31,6 +31,7 @@ def preprocess(
     rings: Optional[str] = None,
     rings_size: int = 0,
     rings_snr: float = 2.5,
+    rings_rows: int = 9,
     rings_level: int = 3,
     rings_wavelet: str = "db5",
     rings_sigma: float = 2.0,
@@ -95,6 +96,9 @@ def preprocess(
         'sorting': the stripe detection's ratio (TomoPy's snr; larger finds fewer stripes): only the
         columns found as stripes are replaced by their neighbours. 0: every column replaced by the
         median of its window (the paper's algorithm 3 alone). >= 0.
+    rings_rows : int
+        'sorting': the neighbouring detector rows whose columns' offsets the stripe detection
+        averages (a defect is in every row alike; 1: each row alone). >= 1.
     rings_level, rings_wavelet, rings_sigma, rings_pad : int, str, float, bool
         'wavelet': levels (0: TomoPy's, ceil(log2) of the larger of the projections and the width,
         which takes the object's coarse round detail too), the
@@ -149,6 +153,7 @@ def preprocess(
         rings or "",
         _count(rings_size, "rings_size", "an integer >= 0 (0: automatic)", 0),
         _number(rings_snr, "rings_snr", "a finite value >= 0 (0: every column filtered)", 0.0),
+        _count(rings_rows, "rings_rows", "an integer >= 1 (1: each row alone)", 1),
         _count(rings_level, "rings_level", "an integer from 0 (automatic) to 30", 0),
         rings_wavelet,
         _number(rings_sigma, "rings_sigma", "a finite value > 0", 0.0, low_open=True),
