@@ -126,6 +126,15 @@ CudaSortingStripeRemovalImageFilter<TImage>::GPUGenerateData()
   const auto * in = static_cast<const float *>(input->GetCudaDataManager()->DeviceBufferForRead());
   auto * out = static_cast<float *>(output->GetCudaDataManager()->DeviceBufferForWrite());
   detail::CudaStageTimer timer(m_TimeStages);
+  const TImage * replacement = snr > 0. ? this->GetReplacement() : nullptr;
+  const float * replacementData = nullptr;
+  if (replacement)
+  {
+    if (!replacement->GetBufferedRegion().IsInside(region))
+      itkExceptionMacro(<< "the replacement's buffered region " << replacement->GetBufferedRegion()
+                        << " does not hold the output's rows " << region);
+    replacementData = static_cast<const float *>(replacement->GetCudaDataManager()->DeviceBufferForRead());
+  }
 
   // Detector rows counted from the detector's first (the input's largest region).
   const auto & largest = input->GetLargestPossibleRegion();
@@ -298,6 +307,15 @@ CudaSortingStripeRemovalImageFilter<TImage>::GPUGenerateData()
       correct.rows = stage(o);
       correct.stripes = stripes.Data();
       correct.pooled = pooledCorrection.Get();
+      if (replacement)
+      {
+        auto at = region.GetIndex();
+        at[1] = outRows.first;
+        const auto & buffer = replacement->GetBufferedRegion();
+        correct.replacement = replacementData + replacement->ComputeOffset(at);
+        correct.replacementRowPitch = static_cast<long long>(buffer.GetSize(0));
+        correct.replacementProjectionPitch = static_cast<long long>(buffer.GetSize(0) * buffer.GetSize(1));
+      }
       CudaCheck(LaunchStripeCorrection(correct, nullptr), "LaunchStripeCorrection");
       timer.Stop(m_StageMilliseconds.correction);
     }

@@ -157,7 +157,10 @@ struct ProjectionPreprocessing
         text << ringsLevel;
       else
         text << "automatic";
-      text << ", sigma " << ringsSigma << (ringsPad ? ", padded" : ", not padded") << ")";
+      text << ", sigma " << ringsSigma << (ringsPad ? ", padded" : ", not padded");
+      if (ringsSnr > 0.)
+        text << ", where a stripe is detected: snr " << ringsSnr << ", pooled over " << ringsRows << " rows";
+      text << ")";
     }
     if (PrecorrectsWater())
     {

@@ -137,6 +137,7 @@ ProjectionPreprocessingFilter<TImage>::Connect()
       ThrowBadParameter("ring removal detection rows", p.ringsRows, "at least 1 (1: each row alone)");
     m_SortingRings->SetSNR(p.ringsSnr);
     m_SortingRings->SetDetectionRows(p.ringsRows);
+    m_SortingRings->SetReplacement(nullptr);
     chain(m_SortingRings.GetPointer());
   }
   else if (p.rings == "wavelet")
@@ -147,7 +148,24 @@ ProjectionPreprocessingFilter<TImage>::Connect()
     parameters.sigma = p.ringsSigma;
     parameters.pad = p.ringsPad;
     m_WaveletRings->SetParameters(parameters);
+    const TImage * before = current;
+    if (last) // read twice (the wavelet filter and the detection): kept until both have
+      last->ReleaseDataFlagOff();
     chain(m_WaveletRings.GetPointer());
+    // Only the columns that the sorting filter's detection finds take the wavelet-Fourier filter's
+    // values (with a detection, snr > 0): the filter removes whatever is constant along the angle,
+    // and a centred object's round detail is (a noiseless head: +22 to +96 % error where every
+    // column took them).
+    if (p.ringsSnr > 0.)
+    {
+      m_SortingRings->SetSize(0);
+      m_SortingRings->SetSNR(p.ringsSnr);
+      m_SortingRings->SetDetectionRows(p.ringsRows);
+      m_SortingRings->SetInput(before);
+      m_SortingRings->SetReplacement(current);
+      current = m_SortingRings->GetOutput();
+      last = m_SortingRings.GetPointer();
+    }
   }
   if (p.PrecorrectsWater())
   {

@@ -27,9 +27,12 @@ namespace cbct
  * the median of the size / 2 nearest columns on its left (at their mean position) and that on its
  * right, joined by a line. The paper's detection then sorts the offsets, fits a line to the middle
  * half, takes what the line spans over the list as the noise and marks the columns beyond 0.5 snr
- * noise from the line's ends, if the extreme one lies beyond snr noise (DetectStripes()). Correction:
- * a marked column takes, rank by rank, the line between the nearest unmarked column on each side;
- * each value goes back to its angle. Unmarked columns keep their values, bit for bit.
+ * noise from the line's ends, if the extreme one lies beyond snr noise (DetectStripes()). Correction
+ * (Correct()): a marked column whose difference from its neighbours' line has a small spread over the
+ * ranks (a gain error) loses its offset; another takes, rank by rank, the line between the nearest
+ * unmarked column on each side, each value back to its angle. Unmarked columns keep their values,
+ * bit for bit. The image filter pools every measure over neighbouring detector rows before it
+ * detects (SortingStripeRemovalImageFilter's DetectionRows; Filter() here: one row alone).
  *
  * Where this differs from TomoPy's remove_large_stripe, and why (measured on a Shepp-Logan head, an
  * off-centre and a centred water cylinder, 256 and 512 columns, with and without Poisson noise: see
@@ -57,15 +60,21 @@ namespace cbct
  *   distance): a stripe in the air beside a coarse noiseless head, whose skull edges made the row's
  *   noise large, was missed;
  * - snr 2.5 by default, not 3: with 3 a 1 % stripe in a 256-column scan with Poisson noise of 10^4
- *   counts was missed in one row. A row's detection sees that row alone: where the noise of a
- *   column's mean line integral reaches a fifth of a stripe's offset, the stripe may be missed.
+ *   counts was missed in one row;
+ * - each offset is weighted by the inverse of its column's Poisson noise (NoiseWeight() of its
+ *   level, the column's median line integral): behind a thick object the offsets are noisier than
+ *   in the air, and there a noisy centred cylinder's columns passed for stripes;
+ * - a gain error loses its offset (the median over the ranks, from its neighbours' line with the
+ *   final stripes left out, pooled over the rows) instead of taking its neighbours' line, which left
+ *   it their noise (a noisy off-axis cylinder of 256 columns kept 1/4.9 of its rings); a stripe
+ *   that is not one offset (IsAnOffset()) still takes the line.
  *
  * snr = 0: the paper's algorithm 3 alone, every column replaced by the median of `size` sorted
  * profiles centred on it (SciPy's "reflect" ends: d c b a | a b c d | d c b a); partial stripes (a
  * column wrong for some angles) go too, and the object loses a little everywhere (its edges).
  *
- * Exact arithmetic (sorts, medians, one fused multiply-add per value): the CUDA filter gives the same
- * values bit for bit. Ties are ordered by angle, and -0 is taken as +0, so the order is one total
+ * Exact arithmetic (sorts, medians, one fused multiply-add per value, double sums in a fixed order):
+ * the CUDA filter gives the same values bit for bit. Ties are ordered by angle, and -0 is taken as +0, so the order is one total
  * order on both sides. Values must be finite (a NaN has no place in an order).
  * \ingroup ConeBeamCT
  */
@@ -76,9 +85,8 @@ public:
    * ratio (TomoPy's snr; larger finds fewer stripes), or 0 to filter every column (algorithm 3 alone). */
   SortingStripeRemoval(unsigned int size, std::size_t projections, std::size_t columns, double snr = 2.5);
 
-  /** Vo et al.'s stripe detection on the columns' offsets from their median (see the class comment):
-   * 1 where a column is a stripe or next to one. Public so that the CUDA filter detects on the host
-   * exactly as the CPU does. */
+  /** Vo et al.'s stripe detection on the columns' offsets (see the class comment), each weighted by
+   * NoiseWeight() of its level when `level` is given: 1 where a column is a stripe. */
   static std::vector<unsigned char>
   DetectStripes(const double * offsets, std::size_t columns, double snr, const double * level = nullptr);
 
@@ -189,6 +197,11 @@ public:
   void
   Correct(const float * in, std::ptrdiff_t inStride, const unsigned char * stripes, const Measures & measures,
           float * out, std::ptrdiff_t outStride) const;
+  /** The output with the marked columns' values taken from `replacement` (the same sinogram as
+   * another filter corrected it, replacement[k * replacementStride + u]) and the others kept. */
+  void
+  Replace(const float * in, std::ptrdiff_t inStride, const unsigned char * stripes, const float * replacement,
+          std::ptrdiff_t replacementStride, float * out, std::ptrdiff_t outStride) const;
 
   /** Whether a marked column loses its offset rather than takes its neighbours' line (Correct()). */
   static bool

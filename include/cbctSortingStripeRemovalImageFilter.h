@@ -25,11 +25,12 @@ namespace cbct
  * Detection rows: the stripe detection (SNR > 0) pools each column's offsets over this many
  * neighbouring detector rows (9 by default; 1: each row alone; the band is centred on the row and
  * shifted inward at the detector's ends), so that a defect, which is in every row alike, stands out
- * of a noise divided by the root of the rows, and every row of a band sees the same stripes; the
- * correction is each row's own. A noisy scan's 1 % stripe behind 80 mm of water was missed in single
+ * of a noise divided by the root of the rows, every row of a band sees the same stripes, and a gain
+ * error loses its band's mean offset. A noisy scan's 1 % stripe behind 80 mm of water was missed in single
  * rows (its ring only 2.8 to 6 times smaller; see docs/guide/preprocessing.md). Each output row needs
- * the input rows within twice the band (the measures are pooled three times): the input is asked for them,
- * so a row's result does not depend on how the detector is split into bands (streaming, MPI).
+ * the input rows within three bands of it (the measures are pooled three times): the input is asked
+ * for them, so a row's result does not depend on how the detector is split into bands (streaming,
+ * MPI).
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
@@ -52,6 +53,21 @@ public:
    * every column (the paper's algorithm 3 alone). */
   itkSetMacro(SNR, double);
   itkGetConstMacro(SNR, double);
+
+  /** Replacement values for the columns found as stripes (optional, the filter's second input: the
+   * same projections as another ring filter corrected them, e.g. WaveletFourierStripeRemovalImageFilter's
+   * output): the detected columns take them instead of losing their offset, and every other column
+   * keeps its value. With SNR 0 it is not used. */
+  void
+  SetReplacement(const TImage * replacement)
+  {
+    this->SetInput(1, replacement);
+  }
+  const TImage *
+  GetReplacement() const
+  {
+    return this->GetNumberOfIndexedInputs() > 1 ? static_cast<const TImage *>(this->GetInput(1)) : nullptr;
+  }
 
   /** How many neighbouring detector rows the detection pools (>= 1; see the class comment). */
   itkSetMacro(DetectionRows, unsigned int);

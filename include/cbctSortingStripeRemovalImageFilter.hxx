@@ -47,9 +47,12 @@ SortingStripeRemovalImageFilter<TImage>::GenerateInputRequestedRegion()
     return;
   auto region = input->GetRequestedRegion();
   const auto rows = this->DetectionInputRows(region);
+  auto replacementRegion = this->GetOutput()->GetRequestedRegion();
   region.SetIndex(1, rows.first);
   region.SetSize(1, rows.second);
   input->SetRequestedRegion(region);
+  if (auto * replacement = const_cast<TImage *>(this->GetReplacement()))
+    replacement->SetRequestedRegion(replacementRegion); // the output's rows, whole (EnlargeOutputRequestedRegion)
 }
 
 template <typename TImage>
@@ -86,6 +89,15 @@ SortingStripeRemovalImageFilter<TImage>::GenerateData()
   const auto & outBuffer = output->GetBufferedRegion();
   const auto inStride = static_cast<std::ptrdiff_t>(inBuffer.GetSize(0) * inBuffer.GetSize(1));
   const auto outStride = static_cast<std::ptrdiff_t>(outBuffer.GetSize(0) * outBuffer.GetSize(1));
+  const TImage * replacement = this->GetReplacement();
+  std::ptrdiff_t replacementStride = 0;
+  if (replacement)
+  {
+    const auto & buffer = replacement->GetBufferedRegion();
+    if (!buffer.IsInside(region))
+      itkExceptionMacro(<< "the replacement's buffered region " << buffer << " does not hold the output's rows " << region);
+    replacementStride = static_cast<std::ptrdiff_t>(buffer.GetSize(0) * buffer.GetSize(1));
+  }
   auto rowIn = [&](itk::IndexValueType row) {
     auto at = region.GetIndex();
     at[1] = row;
@@ -123,6 +135,12 @@ SortingStripeRemovalImageFilter<TImage>::GenerateData()
     auto at = region.GetIndex();
     at[1] += static_cast<itk::IndexValueType>(r);
     const auto stripes = SortingStripeRemoval::FinalStripes(pooled(second, secondRows.first, at[1]), snr);
+    if (replacement)
+    {
+      sorting.Replace(rowIn(at[1]), inStride, stripes.data(), replacement->GetBufferPointer() + replacement->ComputeOffset(at),
+                      replacementStride, output->GetBufferPointer() + output->ComputeOffset(at), outStride);
+      return;
+    }
     sorting.Correct(rowIn(at[1]), inStride, stripes.data(), pooled(correction, correctionRows.first, at[1]),
                     output->GetBufferPointer() + output->ComputeOffset(at), outStride);
   });

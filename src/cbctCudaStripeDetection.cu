@@ -432,7 +432,10 @@ StripeCorrection(const CudaStripeCorrectionLaunch p)
   const long long column = static_cast<long long>(i) * U + u;
   const unsigned char * stripes = p.stripes + static_cast<long long>(i) * U;
   float value = p.sortedValues[at + u];
-  if (stripes[u])
+  const int angle = p.sortedAngles[at + u];
+  if (stripes[u] && p.replacement)
+    value = p.replacement[angle * p.replacementProjectionPitch + i * p.replacementRowPitch + u];
+  else if (stripes[u])
   {
     const double correction = p.pooled.correction[column];
     if (p.pooled.spread[column] <= 1.5 * fabs(correction)) // SortingStripeRemoval::IsAnOffset()
@@ -444,7 +447,6 @@ StripeCorrection(const CudaStripeCorrectionLaunch p)
       value = NeighboursLine(p.sortedValues + at, u, n);
     }
   }
-  const int angle = p.sortedAngles[at + u];
   b.output[angle * b.outputProjectionPitch + i * b.outputRowPitch + u] = value;
 }
 } // namespace

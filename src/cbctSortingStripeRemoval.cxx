@@ -452,6 +452,19 @@ SortingStripeRemoval::Correct(const float * in, std::ptrdiff_t inStride, const u
   }
 }
 
+void
+SortingStripeRemoval::Replace(const float * in, std::ptrdiff_t inStride, const unsigned char * stripes,
+                              const float * replacement, std::ptrdiff_t replacementStride, float * out,
+                              std::ptrdiff_t outStride) const
+{
+  for (std::size_t k = 0; k < m_Projections; ++k)
+    for (std::size_t u = 0; u < m_Columns; ++u)
+    {
+      const auto kk = static_cast<std::ptrdiff_t>(k), uu = static_cast<std::ptrdiff_t>(u);
+      out[kk * outStride + uu] = stripes[u] ? replacement[kk * replacementStride + uu] : in[kk * inStride + uu] + 0.f;
+    }
+}
+
 std::vector<unsigned char>
 SortingStripeRemoval::FinalStripes(const Measures & measures, double snr)
 {

@@ -172,6 +172,33 @@ TEST_F(CudaStripeRemoval, SortingIsTheCPUsBitForBit)
         }
 }
 
+TEST_F(CudaStripeRemoval, AReplacementWhereStripesAreFoundIsTheCPUs)
+{
+  // The detected columns take a replacement's values (--rings wavelet: the wavelet-Fourier filter's),
+  // the others keep theirs: bit for bit the CPU's, whole and for rows 2 .. 3 alone.
+  const auto stack = StripedStack(181, 101, 7, false);
+  auto replacement = ImageType::New();
+  replacement->CopyInformation(stack);
+  replacement->SetRegions(stack->GetLargestPossibleRegion());
+  replacement->Allocate();
+  for (std::size_t i = 0; i < stack->GetBufferedRegion().GetNumberOfPixels(); ++i)
+    replacement->GetBufferPointer()[i] = 100.f + static_cast<float>(i % 977);
+  auto cpu = SortingStripeRemovalImageFilter<ImageType>::New();
+  cpu->SetReplacement(replacement);
+  const auto expected = RunOnHost(cpu.GetPointer(), stack);
+  std::size_t replaced = 0;
+  for (std::size_t i = 0; i < stack->GetBufferedRegion().GetNumberOfPixels(); ++i)
+    replaced += expected->GetBufferPointer()[i] >= 100.f;
+  EXPECT_GT(replaced, 0u) << "the CPU found no stripe: the test sees nothing";
+  for (long first : { 0L, 2L })
+  {
+    auto gpu = CudaSortingStripeRemovalImageFilter<CudaImageType>::New();
+    gpu->SetReplacement(ToCuda(replacement));
+    const auto rows = first ? RunOnDevice(gpu.GetPointer(), stack, first, 2) : RunOnDevice(gpu.GetPointer(), stack);
+    EXPECT_EQ(DifferingBits(rows, expected, first), 0u) << "first row " << first;
+  }
+}
+
 TEST_F(CudaStripeRemoval, SortingOfTheBenchmarkSizeIsTheCPUs)
 {
   // 360 projections of 512 columns (the benchmark's sinograms), 12 rows, with the stage timing on
