@@ -27,14 +27,23 @@ namespace cbct
  *     shrunk in length, TVShrink());
  *  3. d = g - (D x - d).
  * RTK's defaults: Alpha 0.1, Beta 1, 5 conjugate gradient steps. The method needs the forward
- * projector's exact adjoint (the default backprojector). There is no positivity constraint: the
- * x-step is a linear solve, and clipping it would no longer be ADMM. An itk::IterationEvent follows
+ * projector's exact adjoint (the default backprojector).
+ *
+ * EnforcePositivity (off by default, as RTK; on in cbct-admmtv and conebeamct.admm_tv) adds the
+ * constraint that attenuation is not negative as a second split, z = x with z >= 0 and its dual e
+ * (z = x0 clipped at 0, e = 0 at the start), weighted by Gamma (PositivityWeight): step 1 solves
+ * (A^T A + Beta D^T D + Gamma I) x = A^T p + Beta D^T (g + d) + Gamma (z + e) (a third block
+ * sqrt(Gamma) I in the stacked system), and after step 3 z = max(x - e, 0), e = z - (x - e). The
+ * x-step stays a linear solve (x itself is never clipped; z is the constrained copy it is drawn to),
+ * so this is still ADMM. On few views the constraint does most of the work, as it does for SART: on
+ * 30 views of Shepp-Logan, 10 iterations of 5 CG steps from FDK reach MAE 0.0113 with it and 0.0125 without
+ * (docs/guide/choosing-a-method.md). An itk::IterationEvent follows
  * each iteration (GetCurrentIteration()); AbortGenerateDataOn() from an observer stops after the
  * current one. CudaADMMTotalVariationConeBeamReconstructionFilter runs the same steps on the GPU.
  * The data residual p - A x and its backprojection are carried from one iteration to the next (the
  * conjugate gradient steps update them, the soft threshold does not move x), so an iteration costs
  * NumberOfCGIterations forward and back projections, one pair fewer than rebuilding them as RTK
- * does. Memory: 16 volumes and 3 projection stacks.
+ * does. Memory: 16 volumes and 3 projection stacks, 3 volumes more with EnforcePositivity.
  * \ingroup ConeBeamCT
  */
 template <typename TImage>
@@ -54,6 +63,25 @@ public:
   itkGetConstMacro(Beta, double);
   itkSetMacro(NumberOfCGIterations, unsigned int);
   itkGetConstMacro(NumberOfCGIterations, unsigned int);
+  itkSetMacro(EnforcePositivity, bool);
+  itkGetConstMacro(EnforcePositivity, bool);
+  itkBooleanMacro(EnforcePositivity);
+  /** Gamma, the weight of the constraint z = x (0, the default: Beta x 4 sum_d 1 / s_d^2, the largest
+   * eigenvalue of Beta D^T D on the output's voxels of s_d mm, so that both constraints weigh alike). */
+  itkSetMacro(PositivityWeight, double);
+  itkGetConstMacro(PositivityWeight, double);
+  /** The Gamma the method uses: PositivityWeight, or where 0 the default above for the output's grid. */
+  double
+  EffectivePositivityWeight() const
+  {
+    if (m_PositivityWeight > 0.)
+      return m_PositivityWeight;
+    const auto & spacing = this->GetOutput()->GetSpacing();
+    double lambdaD = 0.;
+    for (unsigned int d = 0; d < 3; ++d)
+      lambdaD += 4. / (spacing[d] * spacing[d]);
+    return m_Beta * lambdaD;
+  }
 
 protected:
   ADMMTotalVariationConeBeamReconstructionFilter() = default;
@@ -68,6 +96,8 @@ protected:
       ThrowBadParameter("ADMM-TV alpha", m_Alpha, "a finite regularisation weight >= 0");
     if (!(m_Beta > 0.) || !std::isfinite(m_Beta))
       ThrowBadParameter("ADMM-TV beta", m_Beta, "a finite augmented Lagrangian weight > 0");
+    if (!(m_PositivityWeight >= 0.) || !std::isfinite(m_PositivityWeight))
+      ThrowBadParameter("ADMM-TV positivity weight", m_PositivityWeight, "a finite weight >= 0 (0: chosen from beta and the voxel size)");
     if (m_NumberOfCGIterations < 1)
       ThrowBadParameter("ADMM-TV conjugate gradient iterations", m_NumberOfCGIterations, "at least 1");
   }
@@ -99,6 +129,10 @@ protected:
     auto field = [voxels] { return Field{ Vector(voxels), Vector(voxels), Vector(voxels) }; };
     Field g = field(), d = field(), rg = field(), work = field();
     Vector s(voxels), direction(voxels), backProjected(voxels), rp(pixels), qp(pixels);
+    // The positivity split (z = x, z >= 0, dual e), when on: z, e and the block's residual rz.
+    const bool positive = m_EnforcePositivity;
+    const double rootGamma = std::sqrt(this->EffectivePositivityWeight());
+    Vector z(positive ? voxels : 0), e(positive ? voxels : 0), rz(positive ? voxels : 0);
     auto pointers = [](Field & f, float * q[3]) {
       for (int c = 0; c < 3; ++c)
         q[c] = TBackend::Data(f[c]);
@@ -116,11 +150,19 @@ protected:
     // s = A^T rp + (sqrt(Beta) D)^T rg = A^T rp - sqrt(Beta) div rg, A^T rp kept in backProjected.
     auto normalSide = [&] {
       tv.Divergence(constR, TBackend::Data(s), static_cast<float>(-root), TBackend::Data(backProjected), 1.f);
+      if (positive) // + sqrt(Gamma) rz
+        backend.Axpy(rootGamma, rz, s);
     };
 
     tv.Gradient(TBackend::Data(x), G);
     for (int c = 0; c < 3; ++c)
       backend.Fill(d[c], 0.f);
+    if (positive)
+    {
+      backend.Copy(x, z);
+      backend.ZeroNegatives(z);
+      backend.Fill(e, 0.f);
+    }
     // The data residual rp = p - A x and its backprojection, once: the conjugate gradient steps keep rp
     // up to date (rp -= alpha A direction), and the soft threshold does not move x, so each iteration
     // starts from them without projecting again (RTK's rebuilds both: one more projection pair per
@@ -141,6 +183,13 @@ protected:
         backend.Axpy(-1., work[c], rg[c]);
         backend.Scale(root, rg[c]);
       }
+      if (positive) // rz = sqrt(Gamma) (z + e - x)
+      {
+        backend.Copy(z, rz);
+        backend.Axpy(1., e, rz);
+        backend.Axpy(-1., x, rz);
+        backend.Scale(rootGamma, rz);
+      }
       normalSide();
       backend.Copy(s, direction);
       double gamma = backend.SquaredNorm(s);
@@ -148,7 +197,9 @@ protected:
       {
         backend.Forward(direction, qp, all);
         tv.Gradient(TBackend::Data(direction), W); // q_g = sqrt(Beta) W
-        const double qq = backend.SquaredNorm(qp) + m_Beta * fieldSquaredNorm(work);
+        double qq = backend.SquaredNorm(qp) + m_Beta * fieldSquaredNorm(work);
+        if (positive)
+          qq += rootGamma * rootGamma * backend.SquaredNorm(direction);
         if (!(qq > 0.))
           break;
         const double alpha = gamma / qq;
@@ -156,6 +207,8 @@ protected:
         backend.Axpy(-alpha, qp, rp);
         for (int c = 0; c < 3; ++c)
           backend.Axpy(-alpha * root, work[c], rg[c]);
+        if (positive)
+          backend.Axpy(-alpha * rootGamma, direction, rz);
         backend.Back(rp, backProjected, all, false);
         normalSide();
         const double next = backend.SquaredNorm(s);
@@ -165,6 +218,14 @@ protected:
       // 2-3. The soft threshold of D x - d, and the dual update.
       tv.Gradient(TBackend::Data(x), W);
       tv.ShrinkStep(constW, G, Dual, static_cast<float>(m_Alpha / (2. * m_Beta)));
+      if (positive) // z = max(x - e, 0), e = z - (x - e)
+      {
+        backend.Axpy(-1., x, e);
+        backend.Scale(-1., e); // e = x - e
+        backend.Copy(e, z);
+        backend.ZeroNegatives(z);
+        backend.Xpby(z, -1., e); // e = z - (x - e)
+      }
 
       if (observed)
         current();
@@ -181,12 +242,15 @@ protected:
   {
     Superclass::PrintSelf(os, indent);
     os << indent << "Alpha: " << m_Alpha << ", Beta: " << m_Beta << ", NumberOfCGIterations: " << m_NumberOfCGIterations << std::endl;
+    os << indent << "EnforcePositivity: " << m_EnforcePositivity << ", PositivityWeight: " << m_PositivityWeight << std::endl;
   }
 
 private:
   double m_Alpha = 0.1;
   double m_Beta = 1.;
   unsigned int m_NumberOfCGIterations = 5;
+  bool m_EnforcePositivity = false;
+  double m_PositivityWeight = 0.;
 };
 
 } // namespace cbct

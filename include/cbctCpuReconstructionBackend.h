@@ -127,6 +127,12 @@ public:
   {
     Elementwise(y.size(), [&](std::size_t i) { y[i] = static_cast<float>(alpha * y[i]); });
   }
+  /** y = max(y, 0). */
+  void
+  ZeroNegatives(Vector & y) const
+  {
+    Elementwise(y.size(), [&](std::size_t i) { y[i] = std::max(y[i], 0.f); });
+  }
   /** y = x - y. */
   void
   SubtractFrom(const Vector & x, Vector & y) const

@@ -127,6 +127,11 @@ public:
     CudaCheck(LaunchScale(alpha, y.Data(), Length(y), nullptr), "LaunchScale");
   }
   void
+  ZeroNegatives(Vector & y) const
+  {
+    CudaCheck(LaunchZeroNegatives(y.Data(), Length(y), nullptr), "LaunchZeroNegatives");
+  }
+  void
   SubtractFrom(const Vector & x, Vector & y) const
   {
     CudaCheck(LaunchSubtractFrom(x.Data(), y.Data(), Length(y), nullptr), "LaunchSubtractFrom");

@@ -85,6 +85,13 @@ Scale(double alpha, float * y, long long n)
 }
 
 __global__ void
+ZeroNegatives(float * y, long long n)
+{
+  CBCT_GRID_STRIDE(i, n)
+  y[i] = fmaxf(y[i], 0.f);
+}
+
+__global__ void
 SubtractFrom(const float * x, float * y, long long n)
 {
   CBCT_GRID_STRIDE(i, n)
@@ -154,6 +161,15 @@ LaunchScale(double alpha, float * y, long long n, cudaStream_t stream)
   if (n <= 0)
     return cudaSuccess;
   Scale<<<Blocks(n), Threads, 0, stream>>>(alpha, y, n);
+  return cudaGetLastError();
+}
+
+cudaError_t
+LaunchZeroNegatives(float * y, long long n, cudaStream_t stream)
+{
+  if (n <= 0)
+    return cudaSuccess;
+  ZeroNegatives<<<Blocks(n), Threads, 0, stream>>>(y, n);
   return cudaGetLastError();
 }
 
