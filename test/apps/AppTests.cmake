@@ -349,6 +349,7 @@ cbct_bad_input_test(admmtv_beta cbct-admmtv "--beta is 0. expected a finite augm
 cbct_bad_input_test(admmtv_alpha cbct-admmtv "--alpha is -1. expected a finite regularisation weight >= 0"
   ${recon_inputs} --alpha -1)
 cbct_bad_input_test(admmtv_cgiter cbct-admmtv "--CGiter is 0. expected an integer >= 1" ${recon_inputs} --CGiter 0)
+cbct_bad_input_test(admmtv_init cbct-admmtv "--init is 'ones'. expected one of fdk, zero" ${recon_inputs} --init ones)
 cbct_bad_input_test(osem_nprojpersubset cbct-osem
   "--nprojpersubset is 11. expected at most the number of projections of --geometry \\(10\\), or 0 for all"
   ${recon_inputs} --nprojpersubset 11)

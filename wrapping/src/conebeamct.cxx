@@ -11,6 +11,7 @@
 // the GIL held again.
 #include "cbctADMMTotalVariationConeBeamReconstructionFilter.h"
 #include "cbctADMMTotalVariationWeights.h"
+#include "cbctFDKWarmStart.h"
 #include "cbctASDPOCSConeBeamReconstructionFilter.h"
 #include "cbctAtomicOutput.h"
 #include "cbctCanonicalGrid.h"
@@ -661,8 +662,9 @@ AsdPocs(const FloatArray & projections, const Triple & projectionSpacing, const 
 
 py::tuple
 AdmmTv(const FloatArray & projections, const Triple & projectionSpacing, const Triple & projectionOrigin,
-       const GeometryHandle & geometry, const IterativeGrid & grid, unsigned int iterations, double alpha, double beta,
-       unsigned int cgIterations, const std::string & hardware, const py::object & progress)
+       const GeometryHandle & geometry, IterativeGrid grid, unsigned int iterations, double alpha, double beta,
+       unsigned int cgIterations, bool positivity, const std::string & init, const std::string & hardware,
+       const py::object & progress)
 {
   using Cpu = cbct::ADMMTotalVariationConeBeamReconstructionFilter<ImageType>;
 #if CBCT_PY_WITH_CUDA
@@ -692,10 +694,42 @@ AdmmTv(const FloatArray & projections, const Triple & projectionSpacing, const T
   filter->SetAlpha(alpha);
   filter->SetBeta(beta);
   filter->SetNumberOfCGIterations(cgIterations);
+  filter->SetEnforcePositivity(positivity);
+  // init "fdk" without an initial volume: FDK of the projections on the grid, negatives set to 0, as
+  // cbct-admmtv --init fdk does on the CPU (the same bits); zero where FDK cannot reconstruct the scan.
+  std::string started = grid.initial.is_none() ? "zero" : "initial";
+  if (init == "fdk" && grid.initial.is_none())
+  {
+    CheckDimensions(projections, "projections", 3, "3 dimensions (projection, v, u)");
+    const ImageType::Pointer zero = InitialVolume(grid);
+    const ImageType::Pointer stack = FromNumpy<ImageType>(projections, projectionSpacing, projectionOrigin);
+    ImageType::Pointer warm;
+    {
+      py::gil_scoped_release release;
+      try
+      {
+        warm = cbct::FDKWarmStart<cbct::FDKConeBeamReconstructionFilter<ImageType>>(stack.GetPointer(), geometry.geometry,
+                                                                                    zero.GetPointer());
+      }
+      catch (const itk::ExceptionObject &)
+      {
+        warm = nullptr; // a geometry FDK cannot reconstruct: from zero
+      }
+    }
+    if (warm)
+    {
+      grid.initial = ToNumpy<ImageType>(warm);
+      grid.initialSpacing = { warm->GetSpacing()[0], warm->GetSpacing()[1], warm->GetSpacing()[2] };
+      grid.initialOrigin = { warm->GetOrigin()[0], warm->GetOrigin()[1], warm->GetOrigin()[2] };
+      started = "fdk";
+    }
+  }
   py::tuple result = RunIterative(filter, projections, projectionSpacing, projectionOrigin, geometry, grid, iterations, used, progress);
   py::dict info = result[1];
   info["alpha"] = alpha;
   info["beta"] = beta;
+  info["positivity"] = positivity;
+  info["init"] = started;
   return result;
 }
 
@@ -1026,7 +1060,7 @@ then every projection must be: sid is then the detector's distance from the rota
         py::arg("tviter"), py::arg("maxl2err"), py::arg("epsilon"), py::arg("hardware"), py::arg("progress"));
   m.def("_admm_tv", &AdmmTv, py::arg("projections"), py::arg("projection_spacing"), py::arg("projection_origin"),
         py::arg("geometry"), py::arg("grid"), py::arg("niterations"), py::arg("alpha"), py::arg("beta"), py::arg("cgiter"),
-        py::arg("hardware"), py::arg("progress"));
+        py::arg("positivity"), py::arg("init"), py::arg("hardware"), py::arg("progress"));
   m.def("_write_image", &WriteImageFile, py::arg("array"), py::arg("spacing"), py::arg("origin"), py::arg("path"));
   m.def("_read_image", &ReadImageFile, py::arg("path"), py::arg("stack"));
   m.def("has_cuda", &HasCuda, "Whether this build has the CUDA FDK (a device is still needed to use it).");

@@ -61,7 +61,7 @@ RENAMED = [
     ("asd_pocs", lambda: dict(_tv_reducing(), alpha_reduction=0.3), "maxl2err", "max_l2_error", 1e9),
     ("asd_pocs", _tv_keywords, "epsilon", "tv_epsilon", 0.5),
     ("admm_tv", lambda: dict(iterations=2, hardware="cpu"), "niterations", "iterations", 3),
-    ("admm_tv", lambda: dict(iterations=2, hardware="cpu"), "cgiter", "cg_iterations", 2),
+    ("admm_tv", lambda: dict(iterations=2, hardware="cpu"), "cgiter", "cg_iterations", 3),
     ("project_phantom", dict, "spacing", "detector_spacing", 2.5),
     ("project_phantom", dict, "origin", "detector_origin", (-30.0, -20.0)),
     ("emission_project", dict, "spacing", "detector_spacing", 2.5),

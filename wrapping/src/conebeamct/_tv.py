@@ -178,17 +178,19 @@ def admm_tv(
     shape: Optional[VolumeShape] = None,
     spacing: VoxelSpacing = 1.0,
     origin: Optional[Point3] = None,
-    iterations: int = 10,
+    iterations: int = 20,
     alpha: Optional[float] = None,
     beta: Optional[float] = None,
-    cg_iterations: int = 5,
+    cg_iterations: int = 2,
+    positivity: bool = True,
+    init: str = "fdk",
     initial: Optional[Volume] = None,
     hardware: Hardware = "auto",
     progress: Progress = None,
     memory: MemoryBudget = None,
 ) -> Volume:
-    """ADMM with total variation, as ``cbct-admmtv`` (RTK's rtkadmmtotalvariation parameters; the
-    same bits on the CPU).
+    """ADMM with total variation, as ``cbct-admmtv`` (RTK's rtkadmmtotalvariation parameters with the
+    positivity constraint and a start from FDK by default; the same bits on the CPU).
 
     Minimises ``|A x - p|^2 + alpha TV(x)``: each iteration solves (A^T A + ``beta`` D^T D) x =
     A^T p + ``beta`` D^T (g + d) by ``cg_iterations`` conjugate gradient steps (D the gradient),
@@ -209,8 +211,14 @@ def admm_tv(
         eigenvalues of A^T A and D^T D (from the views, magnification, pixel and voxel sizes).
     cg_iterations : int
         Conjugate gradient steps per iteration, >= 1 (``--CGiter``).
+    positivity : bool
+        Constrain the volume to x >= 0 (a second ADMM split z = x, z >= 0, weighted by beta times
+        D^T D's largest eigenvalue); False is ``--no-positivity``.
+    init : str
+        Without ``initial``: 'fdk' (FDK of the projections on the grid, negatives set to 0, on the
+        CPU; zeros where FDK cannot reconstruct the geometry) or 'zero' (``--init``).
 {initial}
-        Otherwise the volume starts from zeros.
+        It takes the place of ``init``.
     hardware : str
         'cpu', 'cuda' or 'auto'.
 {progress}
@@ -220,8 +228,9 @@ def admm_tv(
     -------
     Volume
         Attenuation per mm, array (nz, ny, nx) float32 in (z, y, x) order, spacing and origin
-        (x, y, z) in mm; ``info`` has ``hardware``, ``iterations``, ``total_s``, and ``alpha`` and ``beta``
-        (those used). An ``itk.Image`` when the projections were one.
+        (x, y, z) in mm; ``info`` has ``hardware``, ``iterations``, ``total_s``, ``alpha`` and ``beta``
+        (those used), ``positivity`` and ``init`` (how it started: 'fdk', 'zero' or 'initial'). An
+        ``itk.Image`` when the projections were one.
 
     Notes
     -----
@@ -229,6 +238,8 @@ def admm_tv(
     """
     checked, from_itk, n = _iterative_inputs(projections, geometry, iterations)
     grid, step, first = _iterative_grid(initial, shape, spacing, origin)
+    if init not in ("fdk", "zero"):
+        raise ValueError(f"init is {init!r}; expected 'fdk' or 'zero'")
     _check_tv_memory(memory, "admm_tv", grid, initial, checked, geometry, hardware, 1)
     array, info = _conebeamct._admm_tv(
         checked.array,
@@ -241,6 +252,8 @@ def admm_tv(
         float("nan") if beta is None else _number(beta, "beta", "a finite augmented Lagrangian weight > 0", 0.0,
                                                   low_open=True),
         _count(cg_iterations, "cg_iterations", "an integer >= 1", 1),
+        bool(positivity),
+        str(init),
         str(hardware),
         progress,
     )
