@@ -2,9 +2,9 @@
 #define cbctGeometryCalibration_h
 
 #include "ConeBeamCTExport.h"
+#include "cbctAxisCalibration.h"
 #include "cbctAxisCorrection.h"
 #include "cbctCalibrationSliceReconstructor.h"
-#include "cbctGeometryCalibrationResult.h"
 #include "cbctSharpnessScore.h"
 
 #include <itkImage.h>
@@ -46,20 +46,18 @@ namespace cbct
  * what the data lack (see the methods' classes).
  * \ingroup ConeBeamCT
  */
-class ConeBeamCT_EXPORT GeometryCalibration : public itk::Object
+class ConeBeamCT_EXPORT GeometryCalibration : public AxisCalibration
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(GeometryCalibration);
 
   using Self = GeometryCalibration;
-  using Superclass = itk::Object;
+  using Superclass = AxisCalibration;
   using Pointer = itk::SmartPointer<Self>;
-  using ImageType = itk::Image<float, 3>;
-  using GeometryType = ThreeDCircularProjectionGeometry;
   using Hardware = CalibrationSliceReconstructor::Hardware;
 
   itkNewMacro(Self);
-  itkTypeMacro(GeometryCalibration, itk::Object);
+  itkTypeMacro(GeometryCalibration, AxisCalibration);
 
   enum class Method
   {
@@ -75,16 +73,9 @@ public:
   static Method
   ParseMethod(const std::string & name);
 
-  itkSetConstObjectMacro(Projections, ImageType);
-  itkGetConstObjectMacro(Projections, ImageType);
-  itkSetConstObjectMacro(Geometry, GeometryType);
-  itkGetConstObjectMacro(Geometry, GeometryType);
-
-  /** What to fit (default: offset and roll). */
+  /** What to fit (default: offset and roll; FitRoll is AxisCalibration's). */
   itkSetMacro(FitOffset, bool);
   itkGetConstMacro(FitOffset, bool);
-  itkSetMacro(FitRoll, bool);
-  itkGetConstMacro(FitRoll, bool);
   itkSetMacro(FitTilt, bool);
   itkGetConstMacro(FitTilt, bool);
 
@@ -112,10 +103,7 @@ public:
     return m_OffsetModel;
   }
 
-  /** Half-width of the offset's search in detector pixels (0, the default: a quarter of the detector's
-   * width) and of the tilt's in degrees (default 3). */
-  itkSetMacro(SearchRange, double);
-  itkGetConstMacro(SearchRange, double);
+  /** Half-width of the tilt's search in degrees (default 3; the offset's is AxisCalibration's SearchRange). */
   itkSetMacro(TiltRange, double);
   itkGetConstMacro(TiltRange, double);
 
@@ -144,18 +132,8 @@ public:
     return m_Hardware;
   }
 
-  /** Sweep each parameter about its fit for the report's curves (default on). */
-  itkSetMacro(ComputeCurves, bool);
-  itkGetConstMacro(ComputeCurves, bool);
-
-  void
-  SetLog(std::function<void(const std::string &)> log)
-  {
-    m_Log = std::move(log);
-  }
-
   GeometryCalibrationResult
-  Compute();
+  Compute() override;
 
 protected:
   GeometryCalibration() = default;
@@ -165,19 +143,13 @@ protected:
   PrintSelf(std::ostream & os, itk::Indent indent) const override;
 
 private:
-  ImageType::ConstPointer m_Projections;
-  GeometryType::ConstPointer m_Geometry;
   bool m_FitOffset = true;
-  bool m_FitRoll = true;
   bool m_FitTilt = false;
   Method m_Method = Method::Auto;
   AxisCorrection::OffsetModel m_OffsetModel = AxisCorrection::OffsetModel::Stage;
-  double m_SearchRange = 0.;
   double m_TiltRange = 3.;
   SharpnessScore::Measure m_Measure = SharpnessScore::Measure::GradientEnergyPerVariation;
   Hardware m_Hardware = Hardware::Cpu;
-  bool m_ComputeCurves = true;
-  std::function<void(const std::string &)> m_Log;
 };
 
 } // namespace cbct

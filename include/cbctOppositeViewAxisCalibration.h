@@ -2,14 +2,8 @@
 #define cbctOppositeViewAxisCalibration_h
 
 #include "ConeBeamCTExport.h"
+#include "cbctAxisCalibration.h"
 #include "cbctAxisCorrection.h"
-#include "cbctGeometryCalibrationResult.h"
-
-#include <itkImage.h>
-#include <itkObject.h>
-#include <itkObjectFactory.h>
-
-#include <functional>
 
 namespace cbct
 {
@@ -69,19 +63,17 @@ namespace cbct
  * that does not converge.
  * \ingroup ConeBeamCT
  */
-class ConeBeamCT_EXPORT OppositeViewAxisCalibration : public itk::Object
+class ConeBeamCT_EXPORT OppositeViewAxisCalibration : public AxisCalibration
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(OppositeViewAxisCalibration);
 
   using Self = OppositeViewAxisCalibration;
-  using Superclass = itk::Object;
+  using Superclass = AxisCalibration;
   using Pointer = itk::SmartPointer<Self>;
-  using ImageType = itk::Image<float, 3>;
-  using GeometryType = ThreeDCircularProjectionGeometry;
 
   itkNewMacro(Self);
-  itkTypeMacro(OppositeViewAxisCalibration, itk::Object);
+  itkTypeMacro(OppositeViewAxisCalibration, AxisCalibration);
 
   /** Views needed at least, and the largest median angular step between them (degrees) across which
    * a conjugate view is interpolated. */
@@ -89,18 +81,6 @@ public:
   static constexpr double MaximumStep = 6.;
   /** Rays further than this from the orbit's plane (degrees) are not compared (see the class comment). */
   static constexpr double MaximumConeAngle = 5.;
-
-  /** Line integrals, u along columns, v along rows, one projection per geometry projection. */
-  itkSetConstObjectMacro(Projections, ImageType);
-  itkGetConstObjectMacro(Projections, ImageType);
-  /** The nominal geometry (RTK parameters, cone beam). */
-  itkSetConstObjectMacro(Geometry, GeometryType);
-  itkGetConstObjectMacro(Geometry, GeometryType);
-
-  /** Fit the roll as well as the offset (default on). */
-  itkSetMacro(FitRoll, bool);
-  itkGetConstMacro(FitRoll, bool);
-  itkBooleanMacro(FitRoll);
 
   /** How the offset is written (AxisCorrection::OffsetModel; default Stage). */
   void
@@ -115,11 +95,6 @@ public:
     return m_OffsetModel;
   }
 
-  /** Half-width of the initial offset scan in detector pixels (0, the default: a quarter of the
-   * detector's width). */
-  itkSetMacro(SearchRange, double);
-  itkGetConstMacro(SearchRange, double);
-
   /** Views whose rays are compared with their conjugates, at most (default 32); the conjugates are
    * read from every view. */
   itkSetMacro(MaximumViews, unsigned int);
@@ -130,20 +105,9 @@ public:
   itkGetConstMacro(SubtractMeanView, bool);
   itkBooleanMacro(SubtractMeanView);
 
-  /** Also sweep offset and roll about the fit for the report's curves (default on). */
-  itkSetMacro(ComputeCurves, bool);
-  itkGetConstMacro(ComputeCurves, bool);
-
-  /** Where each step of the log goes as it happens (e.g. --verbose); the result keeps it too. */
-  void
-  SetLog(std::function<void(const std::string &)> log)
-  {
-    m_Log = std::move(log);
-  }
-
   /** Runs the calibration. Throws itk::ExceptionObject when the data cannot give the fit. */
   GeometryCalibrationResult
-  Compute();
+  Compute() override;
 
 protected:
   OppositeViewAxisCalibration() = default;
@@ -153,15 +117,9 @@ protected:
   PrintSelf(std::ostream & os, itk::Indent indent) const override;
 
 private:
-  ImageType::ConstPointer m_Projections;
-  GeometryType::ConstPointer m_Geometry;
-  bool m_FitRoll = true;
   AxisCorrection::OffsetModel m_OffsetModel = AxisCorrection::OffsetModel::Stage;
-  double m_SearchRange = 0.;
   unsigned int m_MaximumViews = 32;
   bool m_SubtractMeanView = true;
-  bool m_ComputeCurves = true;
-  std::function<void(const std::string &)> m_Log;
 };
 
 } // namespace cbct

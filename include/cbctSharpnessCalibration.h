@@ -2,9 +2,9 @@
 #define cbctSharpnessCalibration_h
 
 #include "ConeBeamCTExport.h"
+#include "cbctAxisCalibration.h"
 #include "cbctAxisCorrection.h"
 #include "cbctCalibrationSliceReconstructor.h"
-#include "cbctGeometryCalibrationResult.h"
 #include "cbctSharpnessScore.h"
 
 #include <itkImage.h>
@@ -72,20 +72,18 @@ namespace cbct
  * MaximumOffsetUncertainty or MaximumRollUncertainty (the slices disagree: the data do not determine it).
  * \ingroup ConeBeamCT
  */
-class ConeBeamCT_EXPORT SharpnessCalibration : public itk::Object
+class ConeBeamCT_EXPORT SharpnessCalibration : public AxisCalibration
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(SharpnessCalibration);
 
   using Self = SharpnessCalibration;
-  using Superclass = itk::Object;
+  using Superclass = AxisCalibration;
   using Pointer = itk::SmartPointer<Self>;
-  using ImageType = itk::Image<float, 3>;
-  using GeometryType = ThreeDCircularProjectionGeometry;
   using Hardware = CalibrationSliceReconstructor::Hardware;
 
   itkNewMacro(Self);
-  itkTypeMacro(SharpnessCalibration, itk::Object);
+  itkTypeMacro(SharpnessCalibration, AxisCalibration);
 
   /** Views needed at least. */
   static constexpr unsigned int MinimumViews = 24;
@@ -94,16 +92,10 @@ public:
   static constexpr double MaximumOffsetUncertainty = 2.;
   static constexpr double MaximumRollUncertainty = 1.;
 
-  itkSetConstObjectMacro(Projections, ImageType);
-  itkGetConstObjectMacro(Projections, ImageType);
-  itkSetConstObjectMacro(Geometry, GeometryType);
-  itkGetConstObjectMacro(Geometry, GeometryType);
-
-  /** What to fit (default: offset and roll). */
+  /** What to fit (default: offset and roll; FitRoll is AxisCalibration's). SearchRange is the offset's
+   * half-width about the start. */
   itkSetMacro(FitOffset, bool);
   itkGetConstMacro(FitOffset, bool);
-  itkSetMacro(FitRoll, bool);
-  itkGetConstMacro(FitRoll, bool);
   itkSetMacro(FitTilt, bool);
   itkGetConstMacro(FitTilt, bool);
 
@@ -121,10 +113,6 @@ public:
     return m_Start;
   }
 
-  /** Half-width of the offset search about the start, in detector pixels (0, the default: a quarter of
-   * the detector's width). */
-  itkSetMacro(SearchRange, double);
-  itkGetConstMacro(SearchRange, double);
   /** Half-width of the tilt search about the start, in degrees (default 3). */
   itkSetMacro(TiltRange, double);
   itkGetConstMacro(TiltRange, double);
@@ -161,19 +149,9 @@ public:
     return m_Hardware;
   }
 
-  /** Also sweep each fitted parameter about its value for the report's curves (default on). */
-  itkSetMacro(ComputeCurves, bool);
-  itkGetConstMacro(ComputeCurves, bool);
-
-  void
-  SetLog(std::function<void(const std::string &)> log)
-  {
-    m_Log = std::move(log);
-  }
-
   /** Runs the calibration. Throws itk::ExceptionObject when the data cannot give the fit. */
   GeometryCalibrationResult
-  Compute();
+  Compute() override;
 
   /** Slices reconstructed by the last Compute() (for reports and timings). */
   itkGetConstMacro(NumberOfReconstructions, unsigned int);
@@ -186,21 +164,15 @@ protected:
   PrintSelf(std::ostream & os, itk::Indent indent) const override;
 
 private:
-  ImageType::ConstPointer m_Projections;
-  GeometryType::ConstPointer m_Geometry;
   bool m_FitOffset = true;
-  bool m_FitRoll = true;
   bool m_FitTilt = false;
   AxisCorrection m_Start;
-  double m_SearchRange = 0.;
   double m_TiltRange = 3.;
   unsigned int m_NumberOfSlices = 5;
   unsigned int m_MaximumColumns = 1024;
   SharpnessScore::Measure m_Measure = SharpnessScore::Measure::GradientEnergyPerVariation;
   Hardware m_Hardware = Hardware::Cpu;
-  bool m_ComputeCurves = true;
   unsigned int m_NumberOfReconstructions = 0;
-  std::function<void(const std::string &)> m_Log;
 };
 
 } // namespace cbct

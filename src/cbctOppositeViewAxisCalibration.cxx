@@ -484,11 +484,7 @@ OppositeViewAxisCalibration::Compute()
   const std::string method = "opposite-view calibration";
   detail::CheckCalibrationInputs(m_Projections, m_Geometry, method);
   GeometryCalibrationResult result;
-  auto log = [&](const std::string & line) {
-    result.log.push_back(line);
-    if (m_Log)
-      m_Log(line);
-  };
+  const LogFunction log = this->LogInto(result);
   const ImageType * projections = m_Projections;
   const auto size = projections->GetLargestPossibleRegion().GetSize();
   const double pixel = projections->GetSpacing()[0];
@@ -748,9 +744,7 @@ void
 OppositeViewAxisCalibration::PrintSelf(std::ostream & os, itk::Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
-  os << indent << "FitRoll: " << m_FitRoll << std::endl;
   os << indent << "OffsetModel: " << AxisCorrection::ModelName(m_OffsetModel) << std::endl;
-  os << indent << "SearchRange: " << m_SearchRange << std::endl;
   os << indent << "MaximumViews: " << m_MaximumViews << std::endl;
   os << indent << "SubtractMeanView: " << m_SubtractMeanView << std::endl;
 }

@@ -68,11 +68,7 @@ SharpnessCalibration::Compute()
   detail::CheckCalibrationInputs(m_Projections, m_Geometry, method);
   m_NumberOfReconstructions = 0;
   GeometryCalibrationResult result;
-  auto log = [&](const std::string & line) {
-    result.log.push_back(line);
-    if (m_Log)
-      m_Log(line);
-  };
+  const LogFunction log = this->LogInto(result);
   if (!m_FitOffset && !m_FitRoll && !m_FitTilt)
     itkExceptionMacro(<< "sharpness calibration: nothing to fit (offset, roll and tilt all off)");
   if (m_FitRoll && !m_FitOffset)
@@ -662,7 +658,7 @@ SharpnessCalibration::PrintSelf(std::ostream & os, itk::Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "Fit: offset " << m_FitOffset << ", roll " << m_FitRoll << ", tilt " << m_FitTilt << std::endl;
-  os << indent << "SearchRange: " << m_SearchRange << " pixels, TiltRange: " << m_TiltRange << " degrees" << std::endl;
+  os << indent << "TiltRange: " << m_TiltRange << " degrees" << std::endl;
   os << indent << "NumberOfSlices: " << m_NumberOfSlices << ", MaximumColumns: " << m_MaximumColumns << std::endl;
   os << indent << "Measure: " << SharpnessScore::Name(m_Measure) << std::endl;
 }

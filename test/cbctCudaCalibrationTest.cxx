@@ -46,6 +46,46 @@ TEST(CudaCalibration, SlicesAndScoresMatchTheCpu)
     }
 }
 
+TEST(CudaCalibration, SharedFilteringOnTheDeviceMatchesTheCpu)
+{
+  // The device keeps the filtered rows and shares them between candidates of the same FDK weights (stage
+  // offsets, rolls); a detector offset and another height filter anew. Each slab against the CPU's.
+  std::string why;
+  if (!CalibrationSliceReconstructor::CudaAvailable(&why))
+    GTEST_SKIP() << why;
+  const CalibrationScan scan = MakeCalibrationScan(ScanKind::Full, 13., 0.5);
+  auto cpu = CalibrationSliceReconstructor::New();
+  cpu->SetProjections(scan.projections);
+  cpu->SetDisplacedDetectorWeighting(false);
+  auto cuda = CalibrationSliceReconstructor::New();
+  cuda->SetHardware(CalibrationSliceReconstructor::Hardware::Cuda);
+  cuda->SetProjections(scan.projections);
+  cuda->SetDisplacedDetectorWeighting(false);
+  struct Candidate
+  {
+    double offset, roll, y;
+    AxisCorrection::OffsetModel model;
+  };
+  const auto stage = AxisCorrection::OffsetModel::Stage, detector = AxisCorrection::OffsetModel::Detector;
+  const std::vector<Candidate> candidates = { { 13., 0.5, 0., stage },   { 12., 0.5, 0., stage },
+                                              { 13.5, 0.3, 0., stage },  { 13., 0.8, 0., stage },
+                                              { 13., 0.5, 0., detector }, { 13., 0.5, 2.5, stage } };
+  for (const Candidate & c : candidates)
+  {
+    AxisCorrection correction;
+    correction.offset = c.offset * CalibrationPixel;
+    correction.roll = c.roll * DegreesToRadians;
+    correction.model = c.model;
+    const auto geometry = correction.Apply(scan.nominal);
+    const auto a = cpu->Reconstruct(geometry, c.y, 96, 0.12, 1);
+    const auto b = cuda->Reconstruct(geometry, c.y, 96, 0.12, 1);
+    EXPECT_LT(RelativeDifference(b, a), 3e-4) << "offset " << c.offset << ", roll " << c.roll << ", height " << c.y
+                                              << ", " << AxisCorrection::ModelName(c.model);
+  }
+  EXPECT_EQ(cuda->GetTimings().filterings, cpu->GetTimings().filterings);
+  EXPECT_EQ(cuda->GetTimings().filterings, 3u);
+}
+
 TEST(CudaCalibration, CalibrationOnTheGpuMatchesTheCpu)
 {
   std::string why;
