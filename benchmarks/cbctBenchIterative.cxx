@@ -2,6 +2,7 @@
 #include "cbctBench.h"
 
 #include "cbctConstantImageSource.h"
+#include "cbctCudaCGLSConeBeamReconstructionFilter.h"
 #include "cbctCudaJosephOperator.h"
 #include "cbctCudaRayCastOperator.h"
 #include "cbctCudaSARTConeBeamReconstructionFilter.h"
@@ -22,7 +23,8 @@ namespace cbct::bench
  * with atomics in 32-slice slabs or in one pass; the ray caster with a step of one voxel), the voxel-based
  * backprojection, and one OS-SART iteration (subsets of 20 projections) with each forward projector
  * and each backprojector: the median of `runs` iterations after the first (which also uploads and
- * computes the sensitivities). */
+ * computes the sensitivities); one SIRT iteration (one subset of every projection) and one CGLS
+ * iteration with their defaults, to set beside ASTRA's SIRT3D and CGLS3D. */
 void
 RunIterative(const Problem & p, const std::string & device, unsigned int runs)
 {
@@ -120,6 +122,54 @@ RunIterative(const Problem & p, const std::string & device, unsigned int runs)
   };
   using Fp = cbct::ForwardProjectorKind;
   using Bp = cbct::BackProjectorKind;
+  // SIRT: OS-SART with one subset of every projection (the update after all of them), timed as above.
+  {
+    auto sirt = cbct::CudaSARTConeBeamReconstructionFilter<GpuImage>::New();
+    sirt->SetInput(0, zero->GetOutput());
+    sirt->SetProjections(projections);
+    sirt->SetGeometry(geometry);
+    sirt->SetNumberOfIterations(runs + 1);
+    sirt->SetNumberOfProjectionsPerSubset(p.projections);
+    std::vector<std::chrono::steady_clock::time_point> ends;
+    sirt->AddObserver(itk::IterationEvent(), [&ends](const itk::EventObject &) { ends.push_back(std::chrono::steady_clock::now()); });
+    sirt->Update();
+    std::vector<double> seconds;
+    for (std::size_t i = 1; i < ends.size(); ++i)
+      seconds.push_back(std::chrono::duration<double>(ends[i] - ends[i - 1]).count());
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"projections\":%u,\"method\":\"sirt\","
+                "\"fp\":\"%s\",\"bp\":\"%s\",\"iteration_s\":%.4f}\n",
+                p.name.c_str(), device.c_str(), p.projections, cbct::ToString(sirt->GetForwardProjector()).c_str(),
+                cbct::ToString(sirt->GetBackProjector()).c_str(), Median(seconds));
+    std::fflush(stdout);
+  }
+  // CGLS with its defaults: an observer would download the volume every iteration, so an iteration is
+  // timed as the difference of a run of 1 + runs iterations and a run of one, over runs (each run also
+  // uploads, allocates and computes the first residual: the same in both).
+  {
+    auto cglsSeconds = [&](unsigned int iterations) {
+      auto cgls = cbct::CudaCGLSConeBeamReconstructionFilter<GpuImage>::New();
+      cgls->SetInput(0, zero->GetOutput());
+      cgls->SetProjections(projections);
+      cgls->SetGeometry(geometry);
+      cgls->SetNumberOfIterations(iterations);
+      cudaDeviceSynchronize();
+      const auto start = std::chrono::steady_clock::now();
+      cgls->Update();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    cglsSeconds(1); // warm-up
+    std::vector<double> one, many;
+    for (unsigned int r = 0; r < 3; ++r)
+    {
+      one.push_back(cglsSeconds(1));
+      many.push_back(cglsSeconds(1 + runs));
+    }
+    std::printf("{\"problem\":\"%s\",\"hardware\":\"cuda\",\"device\":\"%s\",\"run\":\"median\",\"projections\":%u,\"method\":\"cgls\","
+                "\"iteration_s\":%.4f,\"run_of_1_s\":%.4f,\"run_of_%u_s\":%.4f}\n",
+                p.name.c_str(), device.c_str(), p.projections, (Median(many) - Median(one)) / runs, Median(one), 1 + runs,
+                Median(many));
+    std::fflush(stdout);
+  }
   for (auto [kind, back] : { std::make_pair(Fp::Joseph, Bp::VoxelBased), std::make_pair(Fp::RayCast, Bp::VoxelBased),
                              std::make_pair(Fp::Joseph, Bp::Adjoint), std::make_pair(Fp::RayCast, Bp::Adjoint) })
   {
