@@ -50,10 +50,11 @@ BackProjectHelix(const __grid_constant__ CudaHelicalBackProjectionLaunch p)
   {
     const CudaHelicalView & v = *reinterpret_cast<const CudaHelicalView *>(views + Floats * k);
     HelicalColumnWeights weights;
-    weights.Set(s, v.view, wx, wz);
+    weights.SetOwn(s, v.view, wx, wz);
     const float qFirst = weights.qAtY0 + weights.qPerY * wy0, qLast = weights.qAtY0 + weights.qPerY * wyLast;
     if ((qFirst >= 1.f && qLast >= 1.f) || (qFirst <= -1.f && qLast <= -1.f))
       continue; // none of the run's voxels reaches the detector's rows in this view
+    weights.SetConjugate(s, v.view, wx, wz);
     float hu, hv, hw;
     HomogeneousAt(v.matrix, fx, fy, fz, hu, hv, hw);
     if (!(hw < 0.f))
@@ -74,7 +75,10 @@ BackProjectHelix(const __grid_constant__ CudaHelicalBackProjectionLaunch p)
       const float w = weights.At(s, v.view.lambda, wy0 + dy * static_cast<float>(r));
       if (w == 0.f)
         continue;
-      HomogeneousAt(v.matrix, fx, fy + static_cast<float>(r), fz, hu, hv, hw);
+      // Only v changes along the run (the matrices leave u and w unchanged along y): its row alone,
+      // with HomogeneousAt()'s operations in its order.
+      const float fr = fy + static_cast<float>(r);
+      hv = AddRn(AddRn(AddRn(MulRn(v.matrix[4], fx), MulRn(v.matrix[5], fr)), MulRn(v.matrix[6], fz)), v.matrix[7]);
       if (Cylindrical)
       {
         float i, j;
