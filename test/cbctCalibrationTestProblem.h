@@ -13,6 +13,7 @@
 #include "cbctTestHelpers.h"
 
 #include <cmath>
+#include <vector>
 
 namespace cbct::test
 {
@@ -138,6 +139,33 @@ MakeCalibrationScan(ScanKind kind, double offsetPixels, double rollDegrees, doub
   scan.truth = scan.correction.Apply(scan.nominal);
   scan.projections = CalibrationProjections(scan.truth, CalibrationPhantom(shiftX), i0);
   return scan;
+}
+
+/** Candidate geometries of one scan for slice comparisons: stage offsets and rolls at the central
+ * height, a detector offset, and another height. */
+struct SliceCandidate
+{
+  double offset, roll, y;
+  AxisCorrection::OffsetModel model;
+
+  /** `nominal` with this candidate's offset (pixels) and roll (degrees). */
+  ThreeDCircularProjectionGeometry::Pointer
+  Apply(const ThreeDCircularProjectionGeometry * nominal) const
+  {
+    AxisCorrection correction;
+    correction.offset = offset * CalibrationPixel;
+    correction.roll = roll * DegreesToRadians;
+    correction.model = model;
+    return correction.Apply(nominal);
+  }
+};
+
+inline std::vector<SliceCandidate>
+SliceCandidates()
+{
+  const auto stage = AxisCorrection::OffsetModel::Stage, detector = AxisCorrection::OffsetModel::Detector;
+  return { { 13., 0.5, 0., stage },    { 12., 0.5, 0., stage },    { 13.5, 0.3, 0., stage },
+           { 13., 0.8, 0., stage },    { 13., 0.5, 0., detector }, { 13., 0.5, 2.5, stage } };
 }
 
 } // namespace cbct::test

@@ -61,22 +61,9 @@ TEST(CudaCalibration, SharedFilteringOnTheDeviceMatchesTheCpu)
   cuda->SetHardware(CalibrationSliceReconstructor::Hardware::Cuda);
   cuda->SetProjections(scan.projections);
   cuda->SetDisplacedDetectorWeighting(false);
-  struct Candidate
+  for (const SliceCandidate & c : SliceCandidates())
   {
-    double offset, roll, y;
-    AxisCorrection::OffsetModel model;
-  };
-  const auto stage = AxisCorrection::OffsetModel::Stage, detector = AxisCorrection::OffsetModel::Detector;
-  const std::vector<Candidate> candidates = { { 13., 0.5, 0., stage },   { 12., 0.5, 0., stage },
-                                              { 13.5, 0.3, 0., stage },  { 13., 0.8, 0., stage },
-                                              { 13., 0.5, 0., detector }, { 13., 0.5, 2.5, stage } };
-  for (const Candidate & c : candidates)
-  {
-    AxisCorrection correction;
-    correction.offset = c.offset * CalibrationPixel;
-    correction.roll = c.roll * DegreesToRadians;
-    correction.model = c.model;
-    const auto geometry = correction.Apply(scan.nominal);
+    const auto geometry = c.Apply(scan.nominal);
     const auto a = cpu->Reconstruct(geometry, c.y, 96, 0.12, 1);
     const auto b = cuda->Reconstruct(geometry, c.y, 96, 0.12, 1);
     EXPECT_LT(RelativeDifference(b, a), 3e-4) << "offset " << c.offset << ", roll " << c.roll << ", height " << c.y

@@ -250,27 +250,14 @@ TEST(CalibrationSliceReconstructor, SharedFilteringMatchesAFreshFDK)
   auto reconstructor = CalibrationSliceReconstructor::New();
   reconstructor->SetProjections(scan.projections);
   reconstructor->SetDisplacedDetectorWeighting(false);
-  struct Candidate
+  for (const SliceCandidate & c : SliceCandidates())
   {
-    double offset, roll, y;
-    AxisCorrection::OffsetModel model;
-  };
-  const auto stage = AxisCorrection::OffsetModel::Stage, detector = AxisCorrection::OffsetModel::Detector;
-  const std::vector<Candidate> candidates = { { 13., 0.5, 0., stage },   { 12., 0.5, 0., stage },
-                                              { 13.5, 0.3, 0., stage },  { 13., 0.8, 0., stage },
-                                              { 13., 0.5, 0., detector }, { 13., 0.5, 2.5, stage } };
-  for (const Candidate & c : candidates)
-  {
-    AxisCorrection correction;
-    correction.offset = c.offset * CalibrationPixel;
-    correction.roll = c.roll * DegreesToRadians;
-    correction.model = c.model;
-    const auto geometry = correction.Apply(scan.nominal);
+    const auto geometry = c.Apply(scan.nominal);
     const auto shared = reconstructor->Reconstruct(geometry, c.y, 64, 0.15, 1);
     const auto fresh = FreshSlab(scan.projections, geometry, c.y, 64, 0.15);
     EXPECT_LT(RelativeDifference(shared, fresh), 1e-5) << "offset " << c.offset << ", roll " << c.roll << ", height "
                                                        << c.y << ", " << AxisCorrection::ModelName(c.model);
   }
   EXPECT_EQ(reconstructor->GetTimings().filterings, 3u);
-  EXPECT_EQ(reconstructor->GetTimings().backProjections, candidates.size());
+  EXPECT_EQ(reconstructor->GetTimings().backProjections, SliceCandidates().size());
 }
